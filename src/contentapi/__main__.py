@@ -1,0 +1,5 @@
+"""`python -m contentapi` runs the command-line interface."""
+
+from contentapi.cli import main
+
+main()

@@ -1,0 +1,53 @@
+"""create_app(settings): the single composition root; every part is wired here and only here."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from starlette.middleware.cors import CORSMiddleware
+
+from contentapi import __version__
+from contentapi.config import Settings
+from contentapi.rest.errors import CatchAllMiddleware, install_error_handlers
+from contentapi.rest.router import build_content_router
+from contentapi.runtime import Runtime
+
+__all__ = ["create_app"]
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The ASGI application. Invalid models raise ``ModelErrors`` here, before serving."""
+    settings = settings or Settings()
+    runtime = Runtime.build(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await runtime.start()
+        try:
+            yield
+        finally:
+            await runtime.stop()
+
+    app = FastAPI(
+        title="contentapi",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+    )
+    app.state.runtime = runtime
+    install_error_handlers(app)
+    app.include_router(build_content_router(runtime.registry))
+    origins = [origin.strip() for origin in settings.cors_origins.split(",") if origin.strip()]
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=origins,
+        allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
+        allow_headers=["Content-Type", "Authorization", "Origin", "Accept"],
+        allow_credentials="*" not in origins,
+    )
+    app.add_middleware(CatchAllMiddleware)
+    return app

@@ -1,0 +1,1 @@
+"""Who is calling and what they may do: API tokens (users and roles come later)."""

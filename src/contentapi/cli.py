@@ -1,0 +1,160 @@
+"""The ``contentapi`` command (CONTRACT §1): serve, migrate, check, tokens create."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from contentapi.config import Settings
+from contentapi.schema import ModelErrors, load_registry
+
+__all__ = ["main"]
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
+tokens_app = typer.Typer(no_args_is_help=True, help="API tokens.")
+app.add_typer(tokens_app, name="tokens")
+err = Console(stderr=True)
+
+
+def _settings() -> Settings:
+    try:
+        return Settings()
+    except Exception as exc:  # pydantic's message names the bad setting
+        err.print(f"[red]invalid configuration:[/red] {exc}")
+        raise typer.Exit(2) from exc
+
+
+def _check_models(settings: Settings) -> int:
+    """Print every model problem with file and attribute; the number of problems."""
+    try:
+        registry = load_registry(settings.content_types_dir)
+    except ModelErrors as problems:
+        for problem in problems.errors:
+            err.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
+        return len(problems.errors)
+    err.print(
+        f"{len(registry.content_types)} content types and {len(registry.components)} components "
+        f"in {settings.content_types_dir}: all valid"
+    )
+    return 0
+
+
+@app.command()
+def check() -> None:
+    """Validate every model in the content-types folder; exit 1 on any problem."""
+    if _check_models(_settings()):
+        raise typer.Exit(1)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Listen address")] = None,
+    port: Annotated[int | None, typer.Option(help="Listen port")] = None,
+    workers: Annotated[int, typer.Option(help="Worker processes")] = 1,
+    reload: Annotated[bool, typer.Option(help="Restart on code changes")] = False,
+) -> None:
+    """Run the server (uvicorn)."""
+    import uvicorn
+
+    settings = _settings()
+    if _check_models(settings):
+        raise typer.Exit(1)
+    uvicorn.run(
+        "contentapi.app:create_app",
+        factory=True,
+        host=host or settings.host,
+        port=port or settings.port,
+        workers=None if reload else workers,
+        reload=reload,
+        log_level="info",
+        proxy_headers=True,
+    )
+
+
+@app.command()
+def migrate() -> None:
+    """Apply system migrations and sync content-type tables, then exit."""
+    from contentapi.runtime import Runtime
+
+    settings = _settings()
+    if _check_models(settings):
+        raise typer.Exit(1)
+
+    async def run() -> None:
+        runtime = Runtime.build(settings)
+        try:
+            await runtime.start()
+        finally:
+            await runtime.stop()
+        report = runtime.sync_report
+        err.print(
+            f"migrated: {len(report.created_tables)} tables created, "
+            f"{len(report.added_columns)} columns added, "
+            f"{len(report.orphan_columns)} unmodelled columns kept"
+        )
+
+    asyncio.run(run())
+
+
+@tokens_app.command("create")
+def tokens_create(
+    name: Annotated[str, typer.Option(help="A name for the token")],
+    type_: Annotated[
+        str, typer.Option("--type", help="read-only, full-access or custom")
+    ] = "read-only",
+    permission: Annotated[
+        list[str] | None,
+        typer.Option(help="UID.ACTION a custom token may perform (repeatable)"),
+    ] = None,
+    description: Annotated[str, typer.Option(help="What the token is for")] = "",
+) -> None:
+    """Create an API token; its secret is printed once, alone on the last line."""
+    from contentapi.auth.tokens import TOKEN_TYPES, create_token
+    from contentapi.runtime import Runtime
+
+    if type_ not in TOKEN_TYPES:
+        err.print(f"[red]--type must be one of {', '.join(TOKEN_TYPES)}[/red]")
+        raise typer.Exit(2)
+    actions = permission or []
+    if type_ == "custom" and not actions:
+        err.print("[red]a custom token needs at least one --permission UID.ACTION[/red]")
+        raise typer.Exit(2)
+    if type_ != "custom" and actions:
+        err.print("[red]--permission applies to custom tokens only[/red]")
+        raise typer.Exit(2)
+    settings = _settings()
+    if _check_models(settings):
+        raise typer.Exit(1)
+
+    async def run() -> str:
+        runtime = Runtime.build(settings)
+        try:
+            await runtime.start()
+            assert runtime.token_hasher is not None
+            async with runtime.database.write() as conn:
+                created = await create_token(
+                    conn,
+                    runtime.token_hasher,
+                    name=name,
+                    token_type=type_,  # type: ignore[arg-type]
+                    actions=actions,
+                    description=description,
+                )
+            return created.secret
+        finally:
+            await runtime.stop()
+
+    secret = asyncio.run(run())
+    err.print(f"created {type_} token {name!r}; its secret is shown once:")
+    sys.stdout.write(secret + "\n")
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    app()

@@ -1,0 +1,1 @@
+"""Storage: engine and connections, tables derived from the registry, start-up sync."""

@@ -1,0 +1,114 @@
+"""The async engine, read and write connections, and the statement counter.
+
+Writes run in one transaction each. On SQLite a write transaction starts with
+``BEGIN IMMEDIATE`` so that two concurrent writers queue on the busy timeout instead of failing
+when one upgrades its read lock; reads use a plain deferred ``BEGIN`` and, in WAL mode, never
+block writers.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+__all__ = ["Database", "StatementCounter"]
+
+
+class StatementCounter:
+    """Counts SQL statements executed in the current task (tests assert statement budgets)."""
+
+    _current: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+        "statements", default=None
+    )
+
+    @classmethod
+    @asynccontextmanager
+    async def recording(cls) -> AsyncIterator[list[str]]:
+        statements: list[str] = []
+        token = cls._current.set(statements)
+        try:
+            yield statements
+        finally:
+            cls._current.reset(token)
+
+    @classmethod
+    def record(cls, statement: str) -> None:
+        statements = cls._current.get()
+        if statements is not None:
+            statements.append(statement)
+
+
+class Database:
+    """One engine per process; ``read()`` and ``write()`` hand out connections in a transaction."""
+
+    def __init__(self, url: str, *, echo: bool = False) -> None:
+        parsed = make_url(url)
+        self.dialect = parsed.get_backend_name()
+        options: dict[str, Any] = {"echo": echo}
+        if self.dialect == "sqlite":
+            database = parsed.database
+            if database and database != ":memory:":
+                Path(database).parent.mkdir(parents=True, exist_ok=True)
+            options["connect_args"] = {"timeout": 30}
+        else:
+            options["pool_size"] = 10
+            options["max_overflow"] = 10
+            options["pool_pre_ping"] = True
+        self.engine: AsyncEngine = create_async_engine(url, **options)
+        self._install_hooks()
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.dialect == "sqlite"
+
+    def _install_hooks(self) -> None:
+        sync_engine = self.engine.sync_engine
+
+        @event.listens_for(sync_engine, "before_cursor_execute")
+        def _count(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+            StatementCounter.record(statement)
+
+        if not self.is_sqlite:
+            return
+
+        @event.listens_for(sync_engine, "connect")
+        def _sqlite_connect(dbapi_connection: Any, record: Any) -> None:
+            # Let SQLAlchemy, not the driver, emit BEGIN (so it can be BEGIN IMMEDIATE).
+            dbapi_connection.isolation_level = None
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.close()
+
+        @event.listens_for(sync_engine, "begin")
+        def _sqlite_begin(conn: Any) -> None:
+            mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
+            conn.exec_driver_sql(f"BEGIN {mode}")
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncConnection]:
+        """A connection in a read transaction."""
+        async with self.engine.connect() as conn:
+            async with conn.begin():
+                yield conn
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncConnection]:
+        """A connection in a write transaction: committed on success, rolled back on any error."""
+        async with self.engine.connect() as conn:
+            if self.is_sqlite:
+                conn = await conn.execution_options(sqlite_begin="IMMEDIATE")
+            async with conn.begin():
+                yield conn
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()

@@ -1,0 +1,95 @@
+"""Bring a database up to date at start-up: system migrations, then additive content sync.
+
+Additive means: missing tables, columns and indexes are created; nothing is ever dropped.
+A column whose attribute left the model stays (its data is kept) and is reported in the log.
+Several workers may start at once, so the whole step runs under one lock (a PostgreSQL
+advisory lock; ``BEGIN IMMEDIATE`` on SQLite).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, Table, inspect, text
+
+from contentapi.db.engine import Database
+from contentapi.db.tables import ContentTables
+
+__all__ = ["SyncReport", "migrate_system", "sync_database"]
+
+log = logging.getLogger("contentapi.db")
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+_LOCK_KEY = 0x636F6E74  # "cont": one advisory lock id for start-up sync
+
+
+@dataclass(slots=True)
+class SyncReport:
+    """What a sync did: created tables and columns, and columns kept although unmodelled."""
+
+    created_tables: list[str] = field(default_factory=list)
+    added_columns: list[str] = field(default_factory=list)
+    created_indexes: list[str] = field(default_factory=list)
+    orphan_columns: list[str] = field(default_factory=list)
+
+
+def migrate_system(connection: Connection) -> None:
+    """Apply the alembic migrations of the system tables on ``connection``."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
+def _sync_table(connection: Connection, table: Table, report: SyncReport) -> None:
+    inspector = inspect(connection)
+    if not inspector.has_table(table.name):
+        table.create(connection)
+        report.created_tables.append(table.name)
+        return
+    existing = {column["name"] for column in inspector.get_columns(table.name)}
+    preparer = connection.dialect.identifier_preparer
+    for column in table.columns:
+        if column.name in existing:
+            continue
+        column_type = column.type.compile(dialect=connection.dialect)
+        connection.execute(
+            text(
+                f"ALTER TABLE {preparer.format_table(table)} "
+                f"ADD COLUMN {preparer.format_column(column)} {column_type}"
+            )
+        )
+        report.added_columns.append(f"{table.name}.{column.name}")
+    modelled = {column.name for column in table.columns}
+    report.orphan_columns += [f"{table.name}.{name}" for name in sorted(existing - modelled)]
+    index_names = {index["name"] for index in inspector.get_indexes(table.name)}
+    for index in table.indexes:
+        if index.name not in index_names:
+            index.create(connection)
+            report.created_indexes.append(str(index.name))
+
+
+def _sync(connection: Connection, tables: ContentTables) -> SyncReport:
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
+    migrate_system(connection)
+    report = SyncReport()
+    for table in tables.metadata.sorted_tables:
+        _sync_table(connection, table, report)
+    return report
+
+
+async def sync_database(database: Database, tables: ContentTables) -> SyncReport:
+    """Run migrations and the additive sync in one transaction; log what changed."""
+    async with database.write() as conn:
+        report = await conn.run_sync(_sync, tables)
+    for name in report.created_tables:
+        log.info("created table %s", name)
+    for name in report.added_columns:
+        log.info("added column %s", name)
+    for name in report.orphan_columns:
+        log.warning("column %s is no longer in the models; kept with its data", name)
+    return report

@@ -1,0 +1,1 @@
+"""Alembic migrations for the system tables (tokens, settings; users and roles later)."""

@@ -1,0 +1,1 @@
+"""REST: routers generated from the registry, envelopes, and the error renderer."""

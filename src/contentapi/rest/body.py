@@ -1,0 +1,43 @@
+"""Reading a write request's JSON body: size limit, JSON syntax, the ``data`` envelope."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from fastapi import Request
+
+from contentapi.errors import PayloadTooLargeError, ValidationError
+
+__all__ = ["JSON_BODY_LIMIT", "read_data"]
+
+#: Strapi's koa-body ``jsonLimit`` default.
+JSON_BODY_LIMIT = 1024 * 1024
+
+
+async def _read_limited(request: Request) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > JSON_BODY_LIMIT:
+        raise PayloadTooLargeError()
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > JSON_BODY_LIMIT:
+            raise PayloadTooLargeError()
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def read_data(request: Request) -> Any:
+    """The ``data`` member of the JSON body; 400 when the body is not JSON or has no object ``data``."""
+    raw = await _read_limited(request)
+    body: Any = {}
+    if raw.strip():
+        try:
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise ValidationError("Invalid JSON in the request body") from exc
+    if not isinstance(body, dict) or not isinstance(body.get("data"), dict):
+        raise ValidationError('Missing "data" payload in the request body')
+    return body["data"]

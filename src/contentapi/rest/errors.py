@@ -1,0 +1,101 @@
+"""Every error of every route rendered in the contract's shape, never with internals.
+
+``{"data": null, "error": {"status", "name", "message", "details"}}`` for our own errors,
+for the framework's (unknown route 404, wrong method 405), and for anything unexpected (500,
+logged with its traceback server-side only). The catch-all is an ASGI middleware so that no
+exception escapes to the server, whatever raised it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from contentapi.errors import (
+    ApplicationError,
+    ForbiddenError,
+    MethodNotAllowedError,
+    NotFoundError,
+    PayloadTooLargeError,
+    UnauthorizedError,
+    ValidationError,
+)
+from contentapi.rest.responses import OrjsonResponse
+
+__all__ = ["CatchAllMiddleware", "error_response", "install_error_handlers"]
+
+log = logging.getLogger("contentapi.rest")
+
+_BY_STATUS: dict[int, type[ApplicationError]] = {
+    400: ValidationError,
+    401: UnauthorizedError,
+    403: ForbiddenError,
+    404: NotFoundError,
+    405: MethodNotAllowedError,
+    413: PayloadTooLargeError,
+}
+
+
+def error_response(error: ApplicationError, headers: dict[str, str] | None = None) -> OrjsonResponse:
+    return OrjsonResponse(
+        {"data": None, "error": error.to_dict()}, status_code=error.status, headers=headers
+    )
+
+
+async def _application_error(request: Request, exc: Exception) -> OrjsonResponse:
+    assert isinstance(exc, ApplicationError)
+    return error_response(exc)
+
+
+async def _http_error(request: Request, exc: Exception) -> OrjsonResponse:
+    assert isinstance(exc, StarletteHTTPException)
+    kind = _BY_STATUS.get(exc.status_code)
+    if kind is None:
+        error = ApplicationError("Internal Server Error")
+        error.status = exc.status_code
+    else:
+        error = kind()
+    return error_response(error, headers=dict(exc.headers or {}))
+
+
+async def _request_validation_error(request: Request, exc: Exception) -> OrjsonResponse:
+    return error_response(ValidationError("Invalid request"))
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(ApplicationError, _application_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _request_validation_error)
+
+
+class CatchAllMiddleware:
+    """Turns any exception that escaped the handlers into a bare 500 in the contract's shape."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception:  # the net under everything: log it, answer 500 without internals
+            log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+            if started:
+                raise
+            response: Any = error_response(ApplicationError())
+            await response(scope, receive, send)

@@ -1,0 +1,33 @@
+"""Routes generated from the registry (CONTRACT §4): collection and single types under ``/api``."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from contentapi.rest.handlers import Resource
+from contentapi.schema.registry import Registry
+
+__all__ = ["build_content_router"]
+
+
+def build_content_router(registry: Registry) -> APIRouter:
+    router = APIRouter(prefix="/api")
+    for content_type in registry.content_types.values():
+        resource = Resource(content_type)
+        if content_type.is_single:
+            router.add_api_route(
+                f"/{content_type.singular_name}",
+                resource.single,
+                methods=["GET", "PUT", "DELETE"],
+                include_in_schema=True,
+            )
+            continue
+        router.add_api_route(
+            f"/{content_type.plural_name}", resource.collection, methods=["GET", "POST"]
+        )
+        router.add_api_route(
+            f"/{content_type.plural_name}/{{entry_id}}",
+            resource.item,
+            methods=["GET", "PUT", "DELETE"],
+        )
+    return router

@@ -1,0 +1,76 @@
+"""Runtime: the parts a running server shares, built from ``Settings`` and started once.
+
+``Runtime.start()`` brings the database up to date (migrations, additive sync), then makes sure
+the server's secrets exist (API-token salt, JWT secret) and bootstraps
+``CONTENTAPI_ADMIN_TOKEN`` — all in one locked transaction, so several workers may start at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass, field
+
+from sqlalchemy import text
+
+from contentapi.auth.tokens import TokenHasher, ensure_admin_token
+from contentapi.config import Settings
+from contentapi.db.core_store import ensure_setting
+from contentapi.db.engine import Database
+from contentapi.db.sync import SyncReport, sync_database
+from contentapi.db.tables import ContentTables, build_tables
+from contentapi.entries import EntryService
+from contentapi.schema import Registry, load_registry
+
+__all__ = ["Runtime"]
+
+log = logging.getLogger("contentapi")
+_BOOTSTRAP_LOCK = 0x636F6E75
+
+
+@dataclass
+class Runtime:
+    """Settings, models, tables, database and services of one server process."""
+
+    settings: Settings
+    registry: Registry
+    tables: ContentTables
+    database: Database
+    entries: EntryService
+    token_hasher: TokenHasher | None = None
+    jwt_secret: str | None = None
+    sync_report: SyncReport = field(default_factory=SyncReport)
+
+    @classmethod
+    def build(cls, settings: Settings) -> Runtime:
+        """Load and validate the models (raises ``ModelErrors``) and prepare, without I/O."""
+        if settings.env == "production" and not settings.jwt_secret:
+            raise ValueError("CONTENTAPI_JWT_SECRET is required when CONTENTAPI_ENV=production")
+        registry = load_registry(settings.content_types_dir)
+        tables = build_tables(registry)
+        database = Database(settings.database_url, echo=settings.log_sql)
+        entries = EntryService(registry, tables, database, locales=settings.locale_codes)
+        return cls(settings, registry, tables, database, entries)
+
+    async def start(self) -> None:
+        self.sync_report = await sync_database(self.database, self.tables)
+        async with self.database.write() as conn:
+            if not self.database.is_sqlite:
+                await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _BOOTSTRAP_LOCK})
+            salt = self.settings.api_token_salt or await ensure_setting(
+                conn, "contentapi_api_token_salt", lambda: secrets.token_urlsafe(32)
+            )
+            self.token_hasher = TokenHasher(salt)
+            self.jwt_secret = self.settings.jwt_secret or await ensure_setting(
+                conn, "contentapi_jwt_secret", lambda: secrets.token_urlsafe(48)
+            )
+            if self.settings.admin_token:
+                await ensure_admin_token(conn, self.token_hasher, self.settings.admin_token)
+        log.info(
+            "contentapi ready: %d content types, %d components",
+            len(self.registry.content_types),
+            len(self.registry.components),
+        )
+
+    async def stop(self) -> None:
+        await self.database.dispose()

@@ -1,0 +1,229 @@
+"""Scalar values: JSON input → Python/database value, and database value → Strapi's REST JSON.
+
+One table per direction, keyed by attribute type. Parsing is as lenient as Strapi's yup
+casting (``"12"`` is an integer, ``"true"`` a boolean) and raises ``ValueError`` with Strapi's
+message fragment otherwise; the caller adds the attribute path.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+__all__ = ["format_datetime", "parse_value", "render_value"]
+
+_INT64 = (-(2**63), 2**63 - 1)
+_INT32 = (-(2**31), 2**31 - 1)
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_TIME = re.compile(r"^(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?$")
+_EPOCH = datetime(1970, 1, 1)
+_NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+
+
+class TypeMismatch(ValueError):
+    """The value is not of the attribute's type (yup's ``typeError``)."""
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _string(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    raise TypeMismatch("string")
+
+
+def _number(value: Any) -> float | int:
+    if _is_number(value):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise TypeMismatch("number")
+        return value
+    if isinstance(value, str) and _NUMBER.match(value):
+        number = float(value)
+        return int(number) if number.is_integer() and "." not in value and "e" not in value.lower() else number
+    raise TypeMismatch("number")
+
+
+def _integer(value: Any, bounds: tuple[int, int] = _INT32) -> int:
+    number = _number(value)
+    if isinstance(number, float):
+        if not number.is_integer():
+            raise ValueError("must be an integer")
+        number = int(number)
+    if not bounds[0] <= number <= bounds[1]:
+        raise ValueError("is out of range")
+    return number
+
+
+def _biginteger(value: Any) -> int:
+    if isinstance(value, str) and re.match(r"^\s*-?\d+\s*$", value):
+        number = int(value)
+        if not _INT64[0] <= number <= _INT64[1]:
+            raise ValueError("is out of range")
+        return number
+    return _integer(value, _INT64)
+
+
+def _float(value: Any) -> float:
+    return float(_number(value))
+
+
+def _boolean(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | str):
+        text = str(value).strip().lower()
+        if text in ("true", "1"):
+            return True
+        if text in ("false", "0"):
+            return False
+    raise TypeMismatch("boolean")
+
+
+def _date(value: Any) -> date:
+    """``YYYY-MM-DD``, or the date part of an ISO datetime (Strapi's date-fns parsing)."""
+    if isinstance(value, str):
+        text = value.strip()
+        match = _DATE.match(text)
+        if match:
+            try:
+                return date(int(match[1]), int(match[2]), int(match[3]))
+            except ValueError:
+                raise ValueError("Invalid date") from None
+        if _DATE.match(text[:10]) and len(text) > 10 and text[10] in "Tt ":
+            try:
+                return _datetime(text).date()
+            except ValueError:
+                pass
+    raise ValueError("Invalid format, expected yyyy-MM-dd")
+
+
+def _time(value: Any) -> time:
+    if isinstance(value, str):
+        match = _TIME.match(value.strip())
+        if match:
+            fraction = (match[4] or "").ljust(6, "0")
+            try:
+                return time(int(match[1]), int(match[2]), int(match[3]), int(fraction))
+            except ValueError:
+                pass
+    raise ValueError("Invalid time format, expected HH:mm:ss.SSS")
+
+
+_DATETIME_ERROR = "Invalid format, expected a timestamp or an ISO date"
+
+
+def _datetime(value: Any) -> datetime:
+    """ISO 8601 (any offset; none means UTC), or epoch milliseconds as a number or digit
+    string → naive UTC datetime, as Strapi parses datetimes and timestamps."""
+    if isinstance(value, str) and re.match(r"^\s*-?\d{5,}\s*$", value):
+        value = int(value)
+    if _is_number(value):
+        try:
+            return datetime.fromtimestamp(value / 1000, tz=UTC).replace(tzinfo=None)
+        except (OverflowError, OSError, ValueError) as exc:
+            raise ValueError(_DATETIME_ERROR) from exc
+    if isinstance(value, str):
+        text = value.strip()
+        if text.endswith(("Z", "z")):
+            text = text[:-1] + "+00:00"
+        try:
+            parsed = datetime.fromisoformat(text)
+        except ValueError as exc:
+            raise ValueError(_DATETIME_ERROR) from exc
+        if parsed.tzinfo is not None:
+            parsed = parsed.astimezone(UTC).replace(tzinfo=None)
+        return parsed
+    raise ValueError(_DATETIME_ERROR)
+
+
+def _json(value: Any) -> Any:
+    return value
+
+
+def _array(value: Any) -> list[Any]:
+    if isinstance(value, list):
+        return value
+    raise TypeMismatch("array")
+
+
+_PARSERS: dict[str, Callable[[Any], Any]] = {
+    "string": _string,
+    "text": _string,
+    "richtext": _string,
+    "email": _string,
+    "password": _string,
+    "uid": _string,
+    "enumeration": _string,
+    "integer": _integer,
+    "biginteger": _biginteger,
+    "float": _float,
+    "decimal": _float,
+    "boolean": _boolean,
+    "date": _date,
+    "time": _time,
+    "datetime": _datetime,
+    "timestamp": _datetime,
+    "json": _json,
+    "array": _array,
+}
+
+
+def parse_value(attribute_type: str, value: Any) -> Any:
+    """JSON input → the value stored in the column; ``ValueError`` when it does not fit."""
+    return _PARSERS[attribute_type](value)
+
+
+def format_datetime(value: datetime) -> str:
+    """``2020-02-10T04:00:00.000Z``: UTC with milliseconds, as JavaScript's ``toISOString``."""
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC).replace(tzinfo=None)
+    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+
+
+def _format_time(value: time) -> str:
+    """As PostgreSQL renders ``time``: ``20:28:00``, ``08:15:30.25`` (no trailing zeros)."""
+    text = value.strftime("%H:%M:%S")
+    if value.microsecond:
+        text += ("." + f"{value.microsecond:06d}").rstrip("0")
+    return text
+
+
+def _format_timestamp(value: datetime) -> str:
+    """Strapi renders the ``timestamp`` type as epoch milliseconds in a string."""
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC).replace(tzinfo=None)
+    return str((value - _EPOCH) // timedelta(milliseconds=1))
+
+
+def _js_number(value: Any) -> Any:
+    # JavaScript has one number type: 4.0 is written 4.
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+_RENDERERS: dict[str, Callable[[Any], Any]] = {
+    "biginteger": str,
+    "float": _js_number,
+    "decimal": _js_number,
+    "date": date.isoformat,
+    "time": _format_time,
+    "datetime": format_datetime,
+    "timestamp": _format_timestamp,
+}
+
+
+def render_value(attribute_type: str, value: Any) -> Any:
+    """A column value → Strapi v4's REST JSON value (``None`` stays ``null``)."""
+    if value is None:
+        return None
+    return _RENDERERS.get(attribute_type, _identity)(value)
