@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 __all__ = ["format_datetime", "parse_value", "render_value"]
@@ -70,6 +71,14 @@ def _biginteger(value: Any) -> int:
 
 def _float(value: Any) -> float:
     return float(_number(value))
+
+
+def _decimal(value: Any) -> float:
+    """Rounded half away from zero to two places, as PostgreSQL's ``numeric(10,2)`` stores it
+    (SQLite would keep every digit, so the rounding happens here for both)."""
+    number = _number(value)
+    rounded = Decimal(repr(number)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    return float(rounded)
 
 
 def _boolean(value: Any) -> bool:
@@ -162,7 +171,7 @@ _PARSERS: dict[str, Callable[[Any], Any]] = {
     "integer": _integer,
     "biginteger": _biginteger,
     "float": _float,
-    "decimal": _float,
+    "decimal": _decimal,
     "boolean": _boolean,
     "date": _date,
     "time": _time,

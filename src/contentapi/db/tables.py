@@ -71,7 +71,9 @@ def _entity_table(metadata: MetaData, model: Model) -> Table:
         columns += [Column("created_by_id", Integer), Column("updated_by_id", Integer)]
         if model.localized:
             columns.append(Column("locale", String(255)))
-    return Table(model.table, metadata, *columns)
+    # AUTOINCREMENT on SQLite: a deleted entry's id is never handed out again (as PostgreSQL's
+    # serial), so a stale reference can never point at a different entry.
+    return Table(model.table, metadata, *columns, sqlite_autoincrement=True)
 
 
 def _link_table(

@@ -288,7 +288,9 @@ class EntryService:
             condition = table.c[attribute.column] == value
             if entry_id is not None:
                 condition = and_(condition, table.c.id != entry_id)
-            if content_type.localized and attribute.localized:
+            # A uid is unique across all locales (Strapi backs it with a global constraint);
+            # other unique attributes of a localized type are unique within their locale.
+            if content_type.localized and attribute.localized and attribute.type != "uid":
                 locale = entry_input.locale
                 if locale is None and entry_id is not None:
                     locale = (

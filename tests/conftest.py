@@ -1,0 +1,211 @@
+"""Fixtures: every API test runs on SQLite and on PostgreSQL.
+
+``backend`` is a session-scoped parameter, so pytest groups the tests of one backend together
+and starts one app per backend; ``client`` empties the content tables before each test.
+PostgreSQL is required: when it cannot be reached the suite fails (CONTRACT §1), unless
+``CONTENTAPI_TEST_BACKENDS=sqlite`` is set explicitly for a quick local run.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import asyncpg
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import text
+
+from contentapi.app import create_app
+from contentapi.auth.tokens import create_token
+from contentapi.config import Settings
+from contentapi.db.engine import StatementCounter
+from contentapi.runtime import Runtime
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "content-types"
+ADMIN_TOKEN = "test-admin-token"
+POSTGRES_ADMIN_URL = os.environ.get(
+    "CONTENTAPI_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+)
+BACKENDS = [
+    name.strip()
+    for name in os.environ.get("CONTENTAPI_TEST_BACKENDS", "sqlite,postgres").split(",")
+    if name.strip()
+]
+
+
+def _asyncpg_dsn(url: str) -> str:
+    return url.replace("postgresql+asyncpg://", "postgresql://")
+
+
+class Databases:
+    """Creates throw-away databases of one backend; drops them at the end of the session."""
+
+    def __init__(self, backend: str, tmp: Path) -> None:
+        self.backend = backend
+        self.tmp = tmp
+        self.created: list[str] = []
+
+    async def new_url(self) -> str:
+        name = f"contentapi_test_{uuid.uuid4().hex[:12]}"
+        if self.backend == "sqlite":
+            return f"sqlite+aiosqlite:///{self.tmp / name}.db"
+        try:
+            conn = await asyncpg.connect(_asyncpg_dsn(POSTGRES_ADMIN_URL), timeout=10)
+        except (OSError, asyncpg.PostgresError) as exc:
+            pytest.fail(f"PostgreSQL is not reachable at {POSTGRES_ADMIN_URL}: {exc}")
+        try:
+            await conn.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await conn.close()
+        self.created.append(name)
+        base, _, _ = POSTGRES_ADMIN_URL.rpartition("/")
+        return f"{base}/{name}"
+
+    async def drop_all(self) -> None:
+        if not self.created:
+            return
+        conn = await asyncpg.connect(_asyncpg_dsn(POSTGRES_ADMIN_URL), timeout=10)
+        try:
+            for name in self.created:
+                await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await conn.close()
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+async def databases(
+    backend: str, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Databases]:
+    manager = Databases(backend, tmp_path_factory.mktemp(backend))
+    yield manager
+    await manager.drop_all()
+
+
+def make_settings(database_url: str, models: Path = MODELS, **overrides: object) -> Settings:
+    values: dict[str, object] = {
+        "database_url": database_url,
+        "content_types_dir": models,
+        "admin_token": ADMIN_TOKEN,
+        "locales": "en,fr",
+        "api_token_salt": "test-salt",
+        "jwt_secret": "test-jwt-secret",
+    }
+    values.update(overrides)
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+class AppHandle:
+    """A started app and a client talking to it in-process."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.app = app
+        self.runtime: Runtime = app.state.runtime
+        self.client = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://testserver"
+        )
+        self._lifespan = app.router.lifespan_context(app)
+
+    async def __aenter__(self) -> AppHandle:
+        await self._lifespan.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.client.aclose()
+        await self._lifespan.__aexit__(None, None, None)
+
+
+StartApp = Callable[..., Awaitable[AppHandle]]
+
+
+@pytest.fixture
+async def start_app(databases: Databases) -> AsyncIterator[StartApp]:
+    """Start extra apps (own models, own settings) on fresh databases; stopped after the test."""
+    handles: list[AppHandle] = []
+
+    async def start(models: Path = MODELS, database_url: str | None = None, **overrides: object):
+        url = database_url or await databases.new_url()
+        handle = AppHandle(create_app(make_settings(url, models, **overrides)))
+        await handle.__aenter__()
+        handles.append(handle)
+        return handle
+
+    yield start
+    for handle in reversed(handles):
+        await handle.__aexit__()
+
+
+@pytest.fixture(scope="session")
+async def shared_app(databases: Databases) -> AsyncIterator[AppHandle]:
+    handle = AppHandle(create_app(make_settings(await databases.new_url())))
+    await handle.__aenter__()
+    yield handle
+    await handle.__aexit__()
+
+
+async def _empty_content_tables(runtime: Runtime) -> None:
+    tables = [t.name for t in runtime.tables.metadata.sorted_tables]
+    async with runtime.database.write() as conn:
+        if runtime.database.is_sqlite:
+            for name in reversed(tables):
+                await conn.execute(text(f'DELETE FROM "{name}"'))
+            sequences = await conn.execute(
+                text("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'")
+            )
+            if sequences.first() is not None:
+                await conn.execute(text("DELETE FROM sqlite_sequence"))
+        else:
+            quoted = ", ".join(f'"{name}"' for name in tables)
+            await conn.execute(text(f"TRUNCATE {quoted} RESTART IDENTITY CASCADE"))
+
+
+@pytest.fixture
+async def app(shared_app: AppHandle) -> AppHandle:
+    """The example-models app with empty content tables."""
+    await _empty_content_tables(shared_app.runtime)
+    return shared_app
+
+
+@pytest.fixture
+def client(app: AppHandle) -> httpx.AsyncClient:
+    return app.client
+
+
+@pytest.fixture
+def admin() -> dict[str, str]:
+    """Headers of a full-access request."""
+    return {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+
+
+@pytest.fixture
+def make_token(app: AppHandle) -> Callable[..., Awaitable[dict[str, str]]]:
+    """Create an API token; returns the headers that carry it."""
+
+    async def make(token_type: str, actions: tuple[str, ...] = ()) -> dict[str, str]:
+        runtime = app.runtime
+        assert runtime.token_hasher is not None
+        async with runtime.database.write() as conn:
+            created = await create_token(
+                conn,
+                runtime.token_hasher,
+                name=f"{token_type}-{uuid.uuid4().hex[:6]}",
+                token_type=token_type,  # type: ignore[arg-type]
+                actions=actions,
+            )
+        return {"Authorization": f"Bearer {created.secret}"}
+
+    return make
+
+
+@pytest.fixture
+def statements() -> type[StatementCounter]:
+    return StatementCounter
