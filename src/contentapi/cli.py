@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 from rich.console import Console
@@ -114,6 +114,7 @@ def tokens_create(
     description: Annotated[str, typer.Option(help="What the token is for")] = "",
 ) -> None:
     """Create an API token; its secret is printed once, alone on the last line."""
+    from contentapi.auth.actor import TokenType
     from contentapi.auth.tokens import TOKEN_TYPES, create_token
     from contentapi.runtime import Runtime
 
@@ -141,7 +142,7 @@ def tokens_create(
                     conn,
                     runtime.token_hasher,
                     name=name,
-                    token_type=type_,  # type: ignore[arg-type]
+                    token_type=cast(TokenType, type_),
                     actions=actions,
                     description=description,
                 )

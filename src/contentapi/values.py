@@ -45,7 +45,11 @@ def _number(value: Any) -> float | int:
         return value
     if isinstance(value, str) and _NUMBER.match(value):
         number = float(value)
-        return int(number) if number.is_integer() and "." not in value and "e" not in value.lower() else number
+        return (
+            int(number)
+            if number.is_integer() and "." not in value and "e" not in value.lower()
+            else number
+        )
     raise TypeMismatch("number")
 
 

@@ -149,5 +149,6 @@ async def resolve_token(conn: AsyncConnection, hasher: TokenHasher, secret: str)
             .where(api_token_permission_links.c.api_token_id == row.id)
         )
         actions = frozenset(found.scalars().all())
-    return Actor("api-token", token_type=cast(TokenType, row.type), permissions=actions,
-                 token_id=row.id)
+    return Actor(
+        "api-token", token_type=cast(TokenType, row.type), permissions=actions, token_id=row.id
+    )

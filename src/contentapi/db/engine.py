@@ -97,9 +97,8 @@ class Database:
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
         """A connection in a read transaction."""
-        async with self.engine.connect() as conn:
-            async with conn.begin():
-                yield conn
+        async with self.engine.connect() as conn, conn.begin():
+            yield conn
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncConnection]:

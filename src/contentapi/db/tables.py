@@ -102,15 +102,15 @@ def _link_table(
     if attribute.relation in ("oneToOne", "manyToOne"):
         constraints.append(UniqueConstraint(link.source_column, name=shorten(f"{name}_one_uq")))
     if attribute.relation in ("oneToOne", "oneToMany") and attribute.is_bidirectional:
-        constraints.append(
-            UniqueConstraint(link.target_column, name=shorten(f"{name}_inv_one_uq"))
-        )
+        constraints.append(UniqueConstraint(link.target_column, name=shorten(f"{name}_inv_one_uq")))
     return Table(name, metadata, *columns, *constraints)
 
 
 def _component_join_table(metadata: MetaData, model: Model) -> Table:
     name = component_join_table(model.table)
-    prefix = model.table  # Strapi names these constraints after the entity table, not the join table
+    prefix = (
+        model.table
+    )  # Strapi names these constraints after the entity table, not the join table
     return Table(
         name,
         metadata,

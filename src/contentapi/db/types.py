@@ -6,10 +6,22 @@ PostgreSQL gets Strapi's exact types (``numeric(10,2)``, ``time(3)``, ``timestam
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Boolean, Date, DateTime, Double, Integer, Numeric
-from sqlalchemy import String, Text, Time
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Date,
+    DateTime,
+    Double,
+    Integer,
+    Numeric,
+    String,
+    Text,
+    Time,
+)
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.types import TypeEngine
 
@@ -29,7 +41,7 @@ def _decimal() -> TypeEngine[Any]:
     return Numeric(10, 2, asdecimal=False)
 
 
-_TYPES = {
+_TYPES: dict[str, Callable[[], TypeEngine[Any]]] = {
     "string": lambda: String(255),
     "email": lambda: String(255),
     "password": lambda: String(255),

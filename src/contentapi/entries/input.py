@@ -153,7 +153,7 @@ def parse_entry_input(
 ) -> EntryInput:
     """Validate ``data`` for a create (``creating``: defaults, required) or a partial update."""
     if not isinstance(data, Mapping):
-        raise ValidationError("Missing \"data\" payload in the request body")
+        raise ValidationError('Missing "data" payload in the request body')
     errors: list[FieldError] = []
     result = EntryInput()
     for name, attribute in content_type.attributes.items():

@@ -151,8 +151,9 @@ class EntryService:
 
     async def find_single(self, uid: str, query: ReadQuery) -> Entry | None:
         """The entry of a single type (per locale when localized)."""
-        page = await self.find_many(uid, ReadQuery(publication_state=query.publication_state,
-                                                   locale=query.locale))
+        page = await self.find_many(
+            uid, ReadQuery(publication_state=query.publication_state, locale=query.locale)
+        )
         return page.entries[0] if page.entries else None
 
     # ---------------------------------------------------------------- writes
@@ -186,8 +187,9 @@ class EntryService:
         content_type = self.content_type(uid)
         plan = self._plans[uid]
         async with self._writing() as conn:
-            where = self._visible(content_type, ReadQuery(publication_state="preview",
-                                                          locale=locale))
+            where = self._visible(
+                content_type, ReadQuery(publication_state="preview", locale=locale)
+            )
             existing = (
                 await conn.execute(select(plan.table.c.id).where(where).order_by(plan.table.c.id))
             ).scalar()
@@ -200,6 +202,7 @@ class EntryService:
             )
             if creating:
                 return await self._insert(conn, content_type, entry_input)
+            assert existing is not None
             return await self._update(conn, content_type, int(existing), entry_input)
 
     async def delete_single(self, uid: str, locale: str | None = None) -> Entry:
@@ -222,7 +225,9 @@ class EntryService:
     def _writing(self) -> AbstractAsyncContextManager[AsyncConnection]:
         return _write_transaction(self.database)
 
-    async def _exists(self, conn: AsyncConnection, content_type: ContentType, entry_id: int) -> bool:
+    async def _exists(
+        self, conn: AsyncConnection, content_type: ContentType, entry_id: int
+    ) -> bool:
         table = self.tables.entity(content_type.uid)
         found = await conn.execute(select(table.c.id).where(table.c.id == entry_id))
         return found.first() is not None
@@ -232,8 +237,10 @@ class EntryService:
     ) -> Entry | None:
         plan = self._plans[content_type.uid]
         row = (
-            await conn.execute(plan.select().where(plan.table.c.id == entry_id))
-        ).mappings().first()
+            (await conn.execute(plan.select().where(plan.table.c.id == entry_id)))
+            .mappings()
+            .first()
+        )
         return plan.to_entry(row) if row is not None else None
 
     async def _insert(
@@ -258,9 +265,7 @@ class EntryService:
     ) -> Entry:
         table = self.tables.entity(content_type.uid)
         await self._check_unique(conn, content_type, entry_input, entry_id)
-        await conn.execute(
-            table.update().where(table.c.id == entry_id).values(entry_input.columns)
-        )
+        await conn.execute(table.update().where(table.c.id == entry_id).values(entry_input.columns))
         entry = await self._read_back(conn, content_type, entry_id)
         assert entry is not None
         return entry

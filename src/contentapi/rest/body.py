@@ -30,7 +30,7 @@ async def _read_limited(request: Request) -> bytes:
 
 
 async def read_data(request: Request) -> Any:
-    """The ``data`` member of the JSON body; 400 when the body is not JSON or has no object ``data``."""
+    """The ``data`` member of the JSON body; 400 unless it is JSON with an object ``data``."""
     raw = await _read_limited(request)
     body: Any = {}
     if raw.strip():

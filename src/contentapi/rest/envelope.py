@@ -11,11 +11,13 @@ __all__ = ["list_envelope", "pagination_meta", "single_envelope"]
 
 
 def pagination_meta(pagination: Pagination, total: int | None) -> dict[str, Any]:
-    """``{page, pageSize, pageCount, total}`` or ``{start, limit, total}`` (totals only when counted)."""
+    """``{page, pageSize, pageCount, total}`` or ``{start, limit, total}``; totals when counted."""
     if isinstance(pagination, PagePagination):
         meta: dict[str, Any] = {"page": pagination.page, "pageSize": pagination.page_size}
         if total is not None:
-            meta["pageCount"] = math.ceil(total / pagination.page_size) if pagination.page_size else 0
+            meta["pageCount"] = (
+                math.ceil(total / pagination.page_size) if pagination.page_size else 0
+            )
             meta["total"] = total
         return meta
     assert isinstance(pagination, OffsetPagination)
@@ -25,7 +27,9 @@ def pagination_meta(pagination: Pagination, total: int | None) -> dict[str, Any]
     return meta
 
 
-def list_envelope(data: list[dict[str, Any]], pagination: Pagination, total: int | None) -> dict[str, Any]:
+def list_envelope(
+    data: list[dict[str, Any]], pagination: Pagination, total: int | None
+) -> dict[str, Any]:
     return {"data": data, "meta": {"pagination": pagination_meta(pagination, total)}}
 
 

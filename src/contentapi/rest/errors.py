@@ -41,7 +41,9 @@ _BY_STATUS: dict[int, type[ApplicationError]] = {
 }
 
 
-def error_response(error: ApplicationError, headers: dict[str, str] | None = None) -> OrjsonResponse:
+def error_response(
+    error: ApplicationError, headers: dict[str, str] | None = None
+) -> OrjsonResponse:
     return OrjsonResponse(
         {"data": None, "error": error.to_dict()}, status_code=error.status, headers=headers
     )

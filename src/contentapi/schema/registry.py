@@ -27,7 +27,9 @@ class Registry:
     by_singular: Mapping[str, ContentType]
 
     @classmethod
-    def build(cls, content_types: Iterable[ContentType], components: Iterable[Component]) -> Registry:
+    def build(
+        cls, content_types: Iterable[ContentType], components: Iterable[Component]
+    ) -> Registry:
         """Resolve relation storage and index the models (models must already be valid)."""
         types = {ct.uid: ct for ct in content_types}
         comps = {c.uid: c for c in components}
@@ -78,7 +80,9 @@ def _owner_link(
     owner = RelationLink(table, join_column, inverse_column, owner_order, inverse_order, True)
     inverse = None
     if attribute.inversed_by:
-        inverse = RelationLink(table, inverse_column, join_column, inverse_order, owner_order, False)
+        inverse = RelationLink(
+            table, inverse_column, join_column, inverse_order, owner_order, False
+        )
     return owner, inverse
 
 
@@ -86,7 +90,8 @@ def _resolve_links(
     types: Mapping[str, ContentType], comps: Mapping[str, Component]
 ) -> dict[str, dict[str, RelationLink]]:
     links: dict[str, dict[str, RelationLink]] = {}
-    for model in [*types.values(), *comps.values()]:
+    models: list[Model] = [*types.values(), *comps.values()]
+    for model in models:
         for attribute in model.attributes.values():
             if not isinstance(attribute, RelationAttribute) or not attribute.is_owner:
                 continue

@@ -1,4 +1,4 @@
-"""Model rules: turn raw model documents into typed models, or into errors naming file and attribute.
+"""Model rules: raw model documents → typed models, or errors naming file and attribute.
 
 Two passes. ``parse_*`` checks one document on its own (types, options, names);
 ``check_references`` checks what documents say about each other (relation targets and their
@@ -113,7 +113,9 @@ def _parse_attribute(
     name: str, spec: Any, errors: _Collector, *, in_component: bool
 ) -> Attribute | None:
     if not ATTRIBUTE_NAME.match(name):
-        errors.add(name, "invalid attribute name: use letters, digits and '_', starting with a letter")
+        errors.add(
+            name, "invalid attribute name: use letters, digits and '_', starting with a letter"
+        )
         return None
     if name in RESERVED_ATTRIBUTES:
         errors.add(name, f"'{name}' is a reserved attribute name")
@@ -209,7 +211,9 @@ def _parse_scalar(
         low, high = _bounds(name, spec, errors)
     min_length, max_length = spec.get("minLength"), spec.get("maxLength")
     for key, value in (("minLength", min_length), ("maxLength", max_length)):
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        if value is not None and (
+            not isinstance(value, int) or isinstance(value, bool) or value < 0
+        ):
             errors.add(name, f"'{key}' must be a non-negative integer")
             min_length = max_length = None
     if min_length is not None and max_length is not None and min_length > max_length:
@@ -319,7 +323,9 @@ def _parse_attributes(
         if isinstance(attribute, ScalarAttribute):
             other = columns.get(attribute.column)
             if other is not None:
-                errors.add(name, f"its column '{attribute.column}' collides with attribute '{other}'")
+                errors.add(
+                    name, f"its column '{attribute.column}' collides with attribute '{other}'"
+                )
                 continue
             columns[attribute.column] = name
         attributes[name] = attribute
@@ -333,6 +339,11 @@ def _parse_attributes(
     return attributes
 
 
+def _object(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = doc.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
 def parse_content_type(
     doc: Any, source: Path, expected_name: str
 ) -> tuple[ContentType | None, list[ModelError]]:
@@ -344,30 +355,33 @@ def parse_content_type(
     kind = doc.get("kind")
     if kind not in ("collectionType", "singleType"):
         errors.add(None, f"'kind' must be 'collectionType' or 'singleType', not {kind!r}")
-    info = doc.get("info") if isinstance(doc.get("info"), Mapping) else {}
+    info = _object(doc, "info")
     singular, plural = info.get("singularName"), info.get("pluralName")
     for key, value in (("singularName", singular), ("pluralName", plural)):
         if not isinstance(value, str) or not MODEL_NAME.match(value):
             errors.add(None, f"info.{key} must be kebab-case (a-z, 0-9, '-'), not {value!r}")
     if isinstance(singular, str) and singular != expected_name:
-        errors.add(None, f"info.singularName {singular!r} must match the file name {expected_name!r}")
+        errors.add(
+            None, f"info.singularName {singular!r} must match the file name {expected_name!r}"
+        )
     if singular and singular == plural:
         errors.add(None, "info.singularName and info.pluralName must differ")
     if isinstance(plural, str) and plural in RESERVED_PLURALS:
         errors.add(None, f"info.pluralName {plural!r} is reserved by the server")
-    options = doc.get("options") if isinstance(doc.get("options"), Mapping) else {}
+    options = _object(doc, "options")
     table = doc.get("collectionName") or (snake_case(plural) if isinstance(plural, str) else None)
     if not isinstance(table, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", table):
         errors.add(None, f"collectionName {table!r} is not a valid table name")
     attributes = _parse_attributes(doc, errors, in_component=False)
     if errors.errors:
         return None, errors.errors
-    plugin_options = doc.get("pluginOptions") if isinstance(doc.get("pluginOptions"), Mapping) else {}
+    plugin_options = _object(doc, "pluginOptions")
     localized = plugin_options.get("i18n", {}).get("localized", False) is True
+    assert isinstance(singular, str) and isinstance(plural, str) and isinstance(table, str)
     return (
         ContentType(
             uid=f"api::{singular}.{singular}",
-            kind=kind,
+            kind="singleType" if kind == "singleType" else "collectionType",
             table=table,
             singular_name=singular,
             plural_name=plural,
@@ -400,7 +414,7 @@ def parse_component(
     attributes = _parse_attributes(doc, errors, in_component=True)
     if errors.errors:
         return None, errors.errors
-    info = doc.get("info") if isinstance(doc.get("info"), Mapping) else {}
+    info = _object(doc, "info")
     return (
         Component(
             uid=f"{category}.{name}",
@@ -434,13 +448,18 @@ def check_references(
             if other is not None:
                 add(ct, None, f"name '{route_name}' is already used by {other.source}")
             seen_names[route_name] = ct
-    for model in [*types.values(), *comps.values()]:
+    models: list[ContentType | Component] = [*types.values(), *comps.values()]
+    for model in models:
         other_model = seen_tables.get(model.table)
         if other_model is not None:
-            add(model, None, f"collectionName '{model.table}' is already used by {other_model.source}")
+            add(
+                model,
+                None,
+                f"collectionName '{model.table}' is already used by {other_model.source}",
+            )
         seen_tables[model.table] = model
 
-    for model in [*types.values(), *comps.values()]:
+    for model in models:
         for attribute in model.attributes.values():
             if isinstance(attribute, RelationAttribute):
                 _check_relation(model, attribute, types, add)

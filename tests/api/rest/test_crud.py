@@ -4,13 +4,17 @@ from __future__ import annotations
 
 
 async def test_create_update_delete_round_trip(client, admin):
-    created = await client.post("/api/categories", json={"data": {"name": "News", "slug": "news"}}, headers=admin)
+    created = await client.post(
+        "/api/categories", json={"data": {"name": "News", "slug": "news"}}, headers=admin
+    )
     assert created.status_code == 200
     entry = created.json()["data"]
     assert entry["attributes"]["name"] == "News"
     assert entry["attributes"]["createdAt"] == entry["attributes"]["updatedAt"]
 
-    updated = await client.put("/api/categories/1", json={"data": {"description": "All news"}}, headers=admin)
+    updated = await client.put(
+        "/api/categories/1", json={"data": {"description": "All news"}}, headers=admin
+    )
     assert updated.status_code == 200
     attributes = updated.json()["data"]["attributes"]
     assert attributes["name"] == "News"  # a PUT is partial
@@ -31,31 +35,44 @@ async def test_create_update_delete_round_trip(client, admin):
 
 async def test_deleted_ids_are_not_reused(client, admin):
     for name in ("a", "b"):
-        await client.post("/api/categories", json={"data": {"name": name, "slug": name}}, headers=admin)
+        await client.post(
+            "/api/categories", json={"data": {"name": name, "slug": name}}, headers=admin
+        )
     await client.delete("/api/categories/2", headers=admin)
-    again = await client.post("/api/categories", json={"data": {"name": "c", "slug": "c"}}, headers=admin)
+    again = await client.post(
+        "/api/categories", json={"data": {"name": "c", "slug": "c"}}, headers=admin
+    )
     assert again.json()["data"]["id"] == 3
 
 
 async def test_default_page_is_25_in_id_order_with_pagination_meta(client, admin):
     for index in range(30):
         response = await client.post(
-            "/api/categories", json={"data": {"name": f"c{index}", "slug": f"c{index}"}}, headers=admin
+            "/api/categories",
+            json={"data": {"name": f"c{index}", "slug": f"c{index}"}},
+            headers=admin,
         )
         assert response.status_code == 200
     await client.put("/api/categories/1", json={"data": {"description": "moved?"}}, headers=admin)
     listed = (await client.get("/api/categories", headers=admin)).json()
     assert [entry["id"] for entry in listed["data"]] == list(range(1, 26))
-    assert listed["meta"] == {"pagination": {"page": 1, "pageSize": 25, "pageCount": 2, "total": 30}}
+    assert listed["meta"] == {
+        "pagination": {"page": 1, "pageSize": 25, "pageCount": 2, "total": 30}
+    }
 
 
 async def test_empty_list_meta(client, admin):
     listed = (await client.get("/api/categories", headers=admin)).json()
-    assert listed == {"data": [], "meta": {"pagination": {"page": 1, "pageSize": 25, "pageCount": 0, "total": 0}}}
+    assert listed == {
+        "data": [],
+        "meta": {"pagination": {"page": 1, "pageSize": 25, "pageCount": 0, "total": 0}},
+    }
 
 
 async def test_post_publishes_unless_published_at_is_null(client, admin):
-    published = await client.post("/api/articles", json={"data": {"title": "Live one"}}, headers=admin)
+    published = await client.post(
+        "/api/articles", json={"data": {"title": "Live one"}}, headers=admin
+    )
     assert published.json()["data"]["attributes"]["publishedAt"] is not None
     draft = await client.post(
         "/api/articles", json={"data": {"title": "Draft one", "publishedAt": None}}, headers=admin
@@ -72,7 +89,9 @@ async def test_post_publishes_unless_published_at_is_null(client, admin):
     )
     assert published_later.json()["data"]["attributes"]["publishedAt"] == "2024-01-01T00:00:00.000Z"
     assert (await client.get("/api/articles/2", headers=admin)).status_code == 200
-    unpublished = await client.put("/api/articles/1", json={"data": {"publishedAt": None}}, headers=admin)
+    unpublished = await client.put(
+        "/api/articles/1", json={"data": {"publishedAt": None}}, headers=admin
+    )
     assert unpublished.json()["data"]["attributes"]["publishedAt"] is None
     listed = (await client.get("/api/articles", headers=admin)).json()
     assert [entry["id"] for entry in listed["data"]] == [2]
@@ -81,7 +100,9 @@ async def test_post_publishes_unless_published_at_is_null(client, admin):
 async def test_localized_entries_default_to_the_default_locale(client, admin):
     english = await client.post("/api/articles", json={"data": {"title": "Hello"}}, headers=admin)
     assert english.json()["data"]["attributes"]["locale"] == "en"
-    french = await client.post("/api/articles", json={"data": {"title": "Bonjour", "locale": "fr"}}, headers=admin)
+    french = await client.post(
+        "/api/articles", json={"data": {"title": "Bonjour", "locale": "fr"}}, headers=admin
+    )
     assert french.json()["data"]["attributes"]["locale"] == "fr"
     kept = await client.put("/api/articles/2", json={"data": {"locale": "en"}}, headers=admin)
     assert kept.json()["data"]["attributes"]["locale"] == "fr"  # the locale is fixed at creation
@@ -91,4 +112,9 @@ async def test_localized_entries_default_to_the_default_locale(client, admin):
 
 async def test_non_localized_types_have_no_locale_nor_published_at(client, admin):
     created = await client.post("/api/profiles", json={"data": {"headline": "Hi"}}, headers=admin)
-    assert set(created.json()["data"]["attributes"]) == {"headline", "website", "createdAt", "updatedAt"}
+    assert set(created.json()["data"]["attributes"]) == {
+        "headline",
+        "website",
+        "createdAt",
+        "updatedAt",
+    }

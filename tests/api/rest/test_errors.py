@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-NOT_FOUND = {"data": None, "error": {"status": 404, "name": "NotFoundError", "message": "Not Found", "details": {}}}
+NOT_FOUND = {
+    "data": None,
+    "error": {"status": 404, "name": "NotFoundError", "message": "Not Found", "details": {}},
+}
 MISSING_DATA = 'Missing "data" payload in the request body'
 
 
@@ -33,8 +36,16 @@ async def test_wrong_method_is_405_json_with_allow_header(client, method, path, 
     assert allowed <= {m.strip() for m in response.headers["allow"].split(",")}
 
 
-@pytest.mark.parametrize("path", ["/api/articles/999999", "/api/articles/abc", "/api/articles/1.5",
-                                  "/api/articles/-1", "/api/articles/99999999999999999999999"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/articles/999999",
+        "/api/articles/abc",
+        "/api/articles/1.5",
+        "/api/articles/-1",
+        "/api/articles/99999999999999999999999",
+    ],
+)
 @pytest.mark.parametrize("method", ["GET", "PUT", "DELETE"])
 async def test_unknown_or_malformed_id_is_404(client, admin, path, method):
     response = await client.request(method, path, json={"data": {"title": "abc"}}, headers=admin)
@@ -44,9 +55,20 @@ async def test_unknown_or_malformed_id_is_404(client, admin, path, method):
 
 @pytest.mark.parametrize(
     "content",
-    [b"", b"{}", b'{"data": "x"}', b'{"data": 1}', b'{"data": null}', b'{"data": true}',
-     b"[1, 2]", b'"data"', b'{"data": [1]}', b"not json at all", b'{"data": {"title": "abc"',
-     b"\xff\xfe\x00"],
+    [
+        b"",
+        b"{}",
+        b'{"data": "x"}',
+        b'{"data": 1}',
+        b'{"data": null}',
+        b'{"data": true}',
+        b"[1, 2]",
+        b'"data"',
+        b'{"data": [1]}',
+        b"not json at all",
+        b'{"data": {"title": "abc"',
+        b"\xff\xfe\x00",
+    ],
 )
 @pytest.mark.parametrize("method", ["POST", "PUT"])
 async def test_body_without_data_object_is_400(client, admin, content, method):
@@ -81,7 +103,9 @@ async def test_cors_preflight_is_answered(client):
 
 async def test_single_type_lifecycle(client, admin):
     assert (await client.get("/api/global", headers=admin)).json() == NOT_FOUND
-    missing = await client.put("/api/global", json={"data": {"siteDescription": "d"}}, headers=admin)
+    missing = await client.put(
+        "/api/global", json={"data": {"siteDescription": "d"}}, headers=admin
+    )
     assert missing.status_code == 400
     assert missing.json()["error"]["details"]["errors"][0]["path"] == ["siteName"]
     created = await client.put("/api/global", json={"data": {"siteName": "My site"}}, headers=admin)
@@ -89,7 +113,9 @@ async def test_single_type_lifecycle(client, admin):
     assert created.json()["data"]["id"] == 1
     assert created.json()["data"]["attributes"]["siteName"] == "My site"
     assert created.json()["meta"] == {}
-    updated = await client.put("/api/global", json={"data": {"siteDescription": "d"}}, headers=admin)
+    updated = await client.put(
+        "/api/global", json={"data": {"siteDescription": "d"}}, headers=admin
+    )
     assert updated.json()["data"]["attributes"]["siteName"] == "My site"
     assert updated.json()["data"]["attributes"]["siteDescription"] == "d"
     assert (await client.get("/api/global", headers=admin)).json() == updated.json()

@@ -21,67 +21,175 @@ def _error(response) -> dict:
 
 ARTICLE_CASES = [
     ("missing required", {}, ["title"], "title must be defined."),
-    ("required null", {"title": None}, ["title"],
-     "title must be a `string` type, but the final value was: `null`."),
+    (
+        "required null",
+        {"title": None},
+        ["title"],
+        "title must be a `string` type, but the final value was: `null`.",
+    ),
     ("minLength", {"title": "ab"}, ["title"], "title must be at least 3 characters"),
     ("maxLength", {"title": "x" * 121}, ["title"], "title must be at most 120 characters"),
-    ("min", {"title": "abc", "readingTime": 0}, ["readingTime"],
-     "readingTime must be greater than or equal to 1"),
-    ("max", {"title": "abc", "readingTime": 601}, ["readingTime"],
-     "readingTime must be less than or equal to 600"),
-    ("float max", {"title": "abc", "rating": 5.1}, ["rating"],
-     "rating must be less than or equal to 5"),
-    ("decimal min", {"title": "abc", "price": -1}, ["price"],
-     "price must be greater than or equal to 0"),
-    ("enum", {"title": "abc", "kind": "rumor"}, ["kind"],
-     "kind must be one of the following values: news, opinion, tutorial, "),
-    ("email", {"title": "abc", "contactEmail": "not-an-email"}, ["contactEmail"],
-     "contactEmail must be a valid email"),
-    ("empty email", {"title": "abc", "contactEmail": ""}, ["contactEmail"],
-     "contactEmail cannot be empty"),
-    ("uid format", {"title": "abc", "slug": "Not A Slug!"}, ["slug"],
-     'slug must match the following: "/^[A-Za-z0-9-_.~]*$/"'),
-    ("string type", {"title": 123}, ["title"],
-     "title must be a `string` type, but the final value was: `123`."),
-    ("integer type", {"title": "abc", "readingTime": "abc"}, ["readingTime"],
-     'readingTime must be a `number` type, but the final value was: `NaN` '
-     '(cast from the value `"abc"`).'),
-    ("integer from boolean", {"title": "abc", "readingTime": True}, ["readingTime"],
-     "readingTime must be a `number` type, but the final value was: `NaN` "
-     "(cast from the value `true`)."),
-    ("integer", {"title": "abc", "readingTime": 1.5}, ["readingTime"],
-     "readingTime must be an integer"),
-    ("integer range", {"title": "abc", "readingTime": 2**31}, ["readingTime"],
-     "readingTime is out of range"),
-    ("boolean type", {"title": "abc", "featured": "yes"}, ["featured"],
-     'featured must be a `boolean` type, but the final value was: `"yes"`.'),
-    ("string from object", {"title": "abc", "summary": {"a": 1}}, ["summary"],
-     'summary must be a `string` type, but the final value was: `{\n  "a": "1"\n}`.'),
-    ("date format", {"title": "abc", "eventDate": "2024/03/05"}, ["eventDate"],
-     "Invalid format, expected yyyy-MM-dd"),
-    ("impossible date", {"title": "abc", "eventDate": "2024-02-30"}, ["eventDate"],
-     "Invalid date"),
-    ("time format", {"title": "abc", "eventTime": "20:28"}, ["eventTime"],
-     "Invalid time format, expected HH:mm:ss.SSS"),
-    ("time out of range", {"title": "abc", "eventTime": "25:00:00"}, ["eventTime"],
-     "Invalid time format, expected HH:mm:ss.SSS"),
-    ("datetime format", {"title": "abc", "scheduledAt": "yesterday"}, ["scheduledAt"],
-     "Invalid format, expected a timestamp or an ISO date"),
-    ("biginteger", {"title": "abc", "views": "99999999999999999999"}, ["views"],
-     "views is out of range"),
-    ("biginteger type", {"title": "abc", "views": "abc"}, ["views"],
-     'views must be a `number` type, but the final value was: `NaN` (cast from the value `"abc"`).'),
-    ("decimal overflow", {"title": "abc", "price": 123456789.12}, ["price"],
-     "price is out of range"),
-    ("varchar limit", {"title": "abc", "contactEmail": "a@" + "b" * 260 + ".co"}, ["contactEmail"],
-     "contactEmail must be at most 255 characters"),
-    ("NUL character", {"title": "abc", "summary": "a\u0000b"}, ["summary"],
-     "summary must not contain NUL characters"),
-    ("NUL in json", {"title": "abc", "metadata": {"k": "a\u0000"}}, ["metadata"],
-     "metadata must not contain NUL characters"),
+    (
+        "min",
+        {"title": "abc", "readingTime": 0},
+        ["readingTime"],
+        "readingTime must be greater than or equal to 1",
+    ),
+    (
+        "max",
+        {"title": "abc", "readingTime": 601},
+        ["readingTime"],
+        "readingTime must be less than or equal to 600",
+    ),
+    (
+        "float max",
+        {"title": "abc", "rating": 5.1},
+        ["rating"],
+        "rating must be less than or equal to 5",
+    ),
+    (
+        "decimal min",
+        {"title": "abc", "price": -1},
+        ["price"],
+        "price must be greater than or equal to 0",
+    ),
+    (
+        "enum",
+        {"title": "abc", "kind": "rumor"},
+        ["kind"],
+        "kind must be one of the following values: news, opinion, tutorial, ",
+    ),
+    (
+        "email",
+        {"title": "abc", "contactEmail": "not-an-email"},
+        ["contactEmail"],
+        "contactEmail must be a valid email",
+    ),
+    (
+        "empty email",
+        {"title": "abc", "contactEmail": ""},
+        ["contactEmail"],
+        "contactEmail cannot be empty",
+    ),
+    (
+        "uid format",
+        {"title": "abc", "slug": "Not A Slug!"},
+        ["slug"],
+        'slug must match the following: "/^[A-Za-z0-9-_.~]*$/"',
+    ),
+    (
+        "string type",
+        {"title": 123},
+        ["title"],
+        "title must be a `string` type, but the final value was: `123`.",
+    ),
+    (
+        "integer type",
+        {"title": "abc", "readingTime": "abc"},
+        ["readingTime"],
+        "readingTime must be a `number` type, but the final value was: `NaN` "
+        '(cast from the value `"abc"`).',
+    ),
+    (
+        "integer from boolean",
+        {"title": "abc", "readingTime": True},
+        ["readingTime"],
+        "readingTime must be a `number` type, but the final value was: `NaN` "
+        "(cast from the value `true`).",
+    ),
+    (
+        "integer",
+        {"title": "abc", "readingTime": 1.5},
+        ["readingTime"],
+        "readingTime must be an integer",
+    ),
+    (
+        "integer range",
+        {"title": "abc", "readingTime": 2**31},
+        ["readingTime"],
+        "readingTime is out of range",
+    ),
+    (
+        "boolean type",
+        {"title": "abc", "featured": "yes"},
+        ["featured"],
+        'featured must be a `boolean` type, but the final value was: `"yes"`.',
+    ),
+    (
+        "string from object",
+        {"title": "abc", "summary": {"a": 1}},
+        ["summary"],
+        'summary must be a `string` type, but the final value was: `{\n  "a": "1"\n}`.',
+    ),
+    (
+        "date format",
+        {"title": "abc", "eventDate": "2024/03/05"},
+        ["eventDate"],
+        "Invalid format, expected yyyy-MM-dd",
+    ),
+    ("impossible date", {"title": "abc", "eventDate": "2024-02-30"}, ["eventDate"], "Invalid date"),
+    (
+        "time format",
+        {"title": "abc", "eventTime": "20:28"},
+        ["eventTime"],
+        "Invalid time format, expected HH:mm:ss.SSS",
+    ),
+    (
+        "time out of range",
+        {"title": "abc", "eventTime": "25:00:00"},
+        ["eventTime"],
+        "Invalid time format, expected HH:mm:ss.SSS",
+    ),
+    (
+        "datetime format",
+        {"title": "abc", "scheduledAt": "yesterday"},
+        ["scheduledAt"],
+        "Invalid format, expected a timestamp or an ISO date",
+    ),
+    (
+        "biginteger",
+        {"title": "abc", "views": "99999999999999999999"},
+        ["views"],
+        "views is out of range",
+    ),
+    (
+        "biginteger type",
+        {"title": "abc", "views": "abc"},
+        ["views"],
+        "views must be a `number` type, but the final value was: `NaN` "
+        '(cast from the value `"abc"`).',
+    ),
+    (
+        "decimal overflow",
+        {"title": "abc", "price": 123456789.12},
+        ["price"],
+        "price is out of range",
+    ),
+    (
+        "varchar limit",
+        {"title": "abc", "contactEmail": "a@" + "b" * 260 + ".co"},
+        ["contactEmail"],
+        "contactEmail must be at most 255 characters",
+    ),
+    (
+        "NUL character",
+        {"title": "abc", "summary": "a\u0000b"},
+        ["summary"],
+        "summary must not contain NUL characters",
+    ),
+    (
+        "NUL in json",
+        {"title": "abc", "metadata": {"k": "a\u0000"}},
+        ["metadata"],
+        "metadata must not contain NUL characters",
+    ),
     ("unknown locale", {"title": "abc", "locale": "xx"}, ["locale"], "This locale doesn't exist"),
-    ("bad publishedAt", {"title": "abc", "publishedAt": "soon"}, ["publishedAt"],
-     "Invalid format, expected a timestamp or an ISO date"),
+    (
+        "bad publishedAt",
+        {"title": "abc", "publishedAt": "soon"},
+        ["publishedAt"],
+        "Invalid format, expected a timestamp or an ISO date",
+    ),
 ]
 
 
@@ -111,25 +219,44 @@ async def test_regex_and_min_length_rules_on_authors(client, admin):
     )
     assert error["message"] == "2 errors occurred"
     assert error["details"]["errors"] == [
-        {"path": ["handle"], "message": 'handle must match the following: "/^[a-z0-9_]+$/"',
-         "name": "ValidationError"},
-        {"path": ["password"], "message": "password must be at least 8 characters",
-         "name": "ValidationError"},
+        {
+            "path": ["handle"],
+            "message": 'handle must match the following: "/^[a-z0-9_]+$/"',
+            "name": "ValidationError",
+        },
+        {
+            "path": ["password"],
+            "message": "password must be at least 8 characters",
+            "name": "ValidationError",
+        },
     ]
 
 
 async def test_all_errors_are_listed_in_schema_order(client, admin):
-    body = {"contactEmail": "bad", "readingTime": 0, "kind": "rumor", "rating": 9, "slug": "Bad Slug"}
+    body = {
+        "contactEmail": "bad",
+        "readingTime": 0,
+        "kind": "rumor",
+        "rating": 9,
+        "slug": "Bad Slug",
+    }
     error = _error(await client.post("/api/articles", json={"data": body}, headers=admin))
     assert error["message"] == "6 errors occurred"
     assert [e["path"] for e in error["details"]["errors"]] == [
-        ["title"], ["slug"], ["kind"], ["readingTime"], ["rating"], ["contactEmail"]
+        ["title"],
+        ["slug"],
+        ["kind"],
+        ["readingTime"],
+        ["rating"],
+        ["contactEmail"],
     ]
 
 
 async def test_unique_attribute_rejects_a_duplicate_on_create_and_update(client, admin):
     first = {"name": "Ann", "email": "ann@example.com"}
-    assert (await client.post("/api/authors", json={"data": first}, headers=admin)).status_code == 200
+    assert (
+        await client.post("/api/authors", json={"data": first}, headers=admin)
+    ).status_code == 200
     error = _error(await client.post("/api/authors", json={"data": first}, headers=admin))
     assert error["message"] == "2 errors occurred"
     assert error["details"]["errors"] == [
@@ -137,24 +264,35 @@ async def test_unique_attribute_rejects_a_duplicate_on_create_and_update(client,
         {"path": ["email"], "message": "This attribute must be unique", "name": "ValidationError"},
     ]
     second = {"name": "Bob", "email": "bob@example.com"}
-    assert (await client.post("/api/authors", json={"data": second}, headers=admin)).status_code == 200
-    error = _error(await client.put("/api/authors/2", json={"data": {"name": "Ann"}}, headers=admin))
+    assert (
+        await client.post("/api/authors", json={"data": second}, headers=admin)
+    ).status_code == 200
+    error = _error(
+        await client.put("/api/authors/2", json={"data": {"name": "Ann"}}, headers=admin)
+    )
     assert error["details"]["errors"][0]["path"] == ["name"]
     # Re-saving an entry's own value is not a duplicate.
     same = await client.put("/api/authors/1", json={"data": {"name": "Ann"}}, headers=admin)
     assert same.status_code == 200
-    names = [e["attributes"]["name"] for e in (await client.get("/api/authors", headers=admin)).json()["data"]]
+    names = [
+        e["attributes"]["name"]
+        for e in (await client.get("/api/authors", headers=admin)).json()["data"]
+    ]
     assert names == ["Ann", "Bob"]
 
 
 async def test_uid_is_unique_across_locales(client, admin):
     data = {"title": "First", "slug": "same"}
-    assert (await client.post("/api/articles", json={"data": data}, headers=admin)).status_code == 200
+    assert (
+        await client.post("/api/articles", json={"data": data}, headers=admin)
+    ).status_code == 200
     error = _error(
         await client.post("/api/articles", json={"data": {**data, "locale": "fr"}}, headers=admin)
     )
     assert error["details"]["errors"][0] == {
-        "path": ["slug"], "message": "This attribute must be unique", "name": "ValidationError"
+        "path": ["slug"],
+        "message": "This attribute must be unique",
+        "name": "ValidationError",
     }
 
 
@@ -175,7 +313,9 @@ async def test_concurrent_duplicates_store_exactly_one(client, admin):
 
 async def test_update_rejects_null_for_required_but_allows_leaving_it_out(client, admin):
     await client.post("/api/articles", json={"data": {"title": "Keep me"}}, headers=admin)
-    error = _error(await client.put("/api/articles/1", json={"data": {"title": None}}, headers=admin))
+    error = _error(
+        await client.put("/api/articles/1", json={"data": {"title": None}}, headers=admin)
+    )
     assert error["details"]["errors"][0]["path"] == ["title"]
     ok = await client.put("/api/articles/1", json={"data": {"summary": "s"}}, headers=admin)
     assert ok.status_code == 200
@@ -183,7 +323,9 @@ async def test_update_rejects_null_for_required_but_allows_leaving_it_out(client
 
 
 async def test_failed_update_changes_nothing(client, admin):
-    await client.post("/api/articles", json={"data": {"title": "Original", "readingTime": 5}}, headers=admin)
+    await client.post(
+        "/api/articles", json={"data": {"title": "Original", "readingTime": 5}}, headers=admin
+    )
     before = (await client.get("/api/articles/1", headers=admin)).json()
     response = await client.put(
         "/api/articles/1", json={"data": {"title": "Changed", "readingTime": 0}}, headers=admin

@@ -51,7 +51,9 @@ EXPECTED_ATTRIBUTES = {
 
 
 def _without_timestamps(attributes: dict) -> dict:
-    return {k: v for k, v in attributes.items() if k not in ("createdAt", "updatedAt", "publishedAt")}
+    return {
+        k: v for k, v in attributes.items() if k not in ("createdAt", "updatedAt", "publishedAt")
+    }
 
 
 async def test_every_scalar_type_round_trips_in_strapi_format(client, admin):
@@ -123,7 +125,9 @@ async def test_value_is_cast_and_rendered_as_strapi_does(client, admin, field, s
 
 
 async def test_defaults_apply_on_create_when_omitted_but_not_when_null(client, admin):
-    omitted = await client.post("/api/articles", json={"data": {"title": "Defaults"}}, headers=admin)
+    omitted = await client.post(
+        "/api/articles", json={"data": {"title": "Defaults"}}, headers=admin
+    )
     attributes = omitted.json()["data"]["attributes"]
     assert (attributes["kind"], attributes["featured"], attributes["views"]) == ("news", False, "0")
     assert attributes["slug"] is None  # uids are not generated on REST create
@@ -185,7 +189,9 @@ async def test_array_type_round_trips_as_a_json_array(start_app, tmp_path: Path,
     (tmp_path / "thing.json").write_text(json.dumps(ARRAY_MODEL))
     handle = await start_app(tmp_path)
     created = await handle.client.post(
-        "/api/things", json={"data": {"tags": ["a", 1, {"b": True}], "blob": {"x": 1}}}, headers=admin
+        "/api/things",
+        json={"data": {"tags": ["a", 1, {"b": True}], "blob": {"x": 1}}},
+        headers=admin,
     )
     assert created.status_code == 200, created.text
     assert created.json()["data"]["attributes"] == {

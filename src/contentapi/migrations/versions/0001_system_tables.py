@@ -76,7 +76,9 @@ def upgrade() -> None:
                 sa.ForeignKey("strapi_api_token_permissions.id", ondelete="CASCADE"),
             ),
             sa.Column(
-                "api_token_id", sa.Integer, sa.ForeignKey("strapi_api_tokens.id", ondelete="CASCADE")
+                "api_token_id",
+                sa.Integer,
+                sa.ForeignKey("strapi_api_tokens.id", ondelete="CASCADE"),
             ),
             sa.Column("api_token_permission_order", sa.Double),
             sa.UniqueConstraint(

@@ -1,0 +1,248 @@
+"""Invalid models stop loading with a message naming the file and the attribute."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from contentapi.schema import ModelErrors, load_registry
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _article(**attributes: object) -> dict:
+    return {
+        "kind": "collectionType",
+        "collectionName": "posts",
+        "info": {"singularName": "post", "pluralName": "posts", "displayName": "Post"},
+        "options": {"draftAndPublish": False},
+        "attributes": {"title": {"type": "string"}, **attributes},
+    }
+
+
+def _write(folder: Path, name: str, doc: object) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc) if not isinstance(doc, str) else doc)
+    return path
+
+
+def _errors(folder: Path) -> list[str]:
+    with pytest.raises(ModelErrors) as caught:
+        load_registry(folder)
+    return [str(error) for error in caught.value.errors]
+
+
+def test_example_models_are_valid():
+    registry = load_registry(ROOT / "content-types")
+    assert set(registry.by_plural) == {"articles", "authors", "categories", "globals", "profiles"}
+    assert registry.content_types["api::global.global"].is_single
+    assert "shared.seo" in registry.components
+
+
+INVALID = [
+    ("unknown type", {"body": {"type": "markdown"}}, "body", "unknown attribute type 'markdown'"),
+    ("missing type", {"body": {}}, "body", "unknown attribute type None"),
+    ("empty enum", {"kind": {"type": "enumeration", "enum": []}}, "kind", "non-empty 'enum'"),
+    (
+        "enum default",
+        {"kind": {"type": "enumeration", "enum": ["a"], "default": "b"}},
+        "kind",
+        "default 'b' does not fit",
+    ),
+    ("reserved id", {"id": {"type": "integer"}}, "id", "reserved attribute name"),
+    (
+        "reserved createdAt",
+        {"createdAt": {"type": "datetime"}},
+        "createdAt",
+        "reserved attribute name",
+    ),
+    (
+        "missing target",
+        {"author": {"type": "relation", "relation": "manyToOne", "target": "api::nobody.nobody"}},
+        "author",
+        "relation target 'api::nobody.nobody' does not exist",
+    ),
+    (
+        "bad relation kind",
+        {"author": {"type": "relation", "relation": "manyToSome", "target": "api::post.post"}},
+        "author",
+        "unknown relation 'manyToSome'",
+    ),
+    (
+        "missing component",
+        {"seo": {"type": "component", "component": "shared.nothing"}},
+        "seo",
+        "component 'shared.nothing' does not exist",
+    ),
+    (
+        "dz missing component",
+        {"blocks": {"type": "dynamiczone", "components": ["shared.nothing"]}},
+        "blocks",
+        "component 'shared.nothing' does not exist",
+    ),
+    (
+        "empty dz",
+        {"blocks": {"type": "dynamiczone", "components": []}},
+        "blocks",
+        "non-empty 'components'",
+    ),
+    (
+        "mappedBy pointing nowhere",
+        {
+            "posts": {
+                "type": "relation",
+                "relation": "oneToMany",
+                "target": "api::post.post",
+                "mappedBy": "nothing",
+            }
+        },
+        "posts",
+        "mappedBy 'nothing' is not a relation",
+    ),
+    (
+        "inversedBy not pointing back",
+        {
+            "parent": {
+                "type": "relation",
+                "relation": "manyToOne",
+                "target": "api::post.post",
+                "inversedBy": "children",
+            },
+            "children": {
+                "type": "relation",
+                "relation": "oneToMany",
+                "target": "api::post.post",
+                "mappedBy": "other",
+            },
+        },
+        "parent",
+        "does not point back",
+    ),
+    (
+        "kinds do not pair",
+        {
+            "parent": {
+                "type": "relation",
+                "relation": "manyToOne",
+                "target": "api::post.post",
+                "inversedBy": "children",
+            },
+            "children": {
+                "type": "relation",
+                "relation": "manyToMany",
+                "target": "api::post.post",
+                "mappedBy": "parent",
+            },
+        },
+        "parent",
+        "manyToOne cannot pair with manyToMany",
+    ),
+    (
+        "min above max",
+        {"n": {"type": "integer", "min": 5, "max": 1}},
+        "n",
+        "'min' is greater than 'max'",
+    ),
+    ("bad regex", {"s": {"type": "string", "regex": "("}}, "s", "invalid regex"),
+    (
+        "uid target",
+        {"slug": {"type": "uid", "targetField": "nothing"}},
+        "slug",
+        "targetField 'nothing'",
+    ),
+    ("bad name", {"has space": {"type": "string"}}, "has space", "invalid attribute name"),
+    (
+        "column clash",
+        {"fooBar": {"type": "string"}, "foo_bar": {"type": "string"}},
+        "foo_bar",
+        "collides with attribute 'fooBar'",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("attributes", "attribute", "message"), [c[1:] for c in INVALID], ids=[c[0] for c in INVALID]
+)
+def test_invalid_attribute_is_reported_with_file_and_attribute(
+    tmp_path, attributes, attribute, message
+):
+    path = _write(tmp_path, "post.json", _article(**attributes))
+    errors = _errors(tmp_path)
+    assert any(
+        error.startswith(f"{path}: attribute '{attribute}'") and message in error
+        for error in errors
+    ), errors
+
+
+def test_duplicate_plural_names_are_reported(tmp_path):
+    _write(tmp_path, "post.json", _article())
+    other = _article()
+    other["info"] = {"singularName": "entry", "pluralName": "posts"}
+    other["collectionName"] = "entries"
+    path = _write(tmp_path, "entry.json", other)
+    errors = _errors(tmp_path)
+    assert any(
+        str(path) in error and "name 'posts' is already used" in error for error in errors
+    ), errors
+
+
+def test_file_name_must_match_singular_name(tmp_path):
+    path = _write(tmp_path, "wrong.json", _article())
+    assert any(str(path) in e and "must match the file name" in e for e in _errors(tmp_path))
+
+
+def test_invalid_json_names_the_file(tmp_path):
+    path = _write(tmp_path, "post.json", "{not json")
+    assert any(e.startswith(f"{path}: cannot read JSON") for e in _errors(tmp_path))
+
+
+def test_component_problems_name_the_component_file(tmp_path):
+    _write(tmp_path, "post.json", _article(seo={"type": "component", "component": "shared.seo"}))
+    path = _write(
+        tmp_path,
+        "components/shared/seo.json",
+        {"collectionName": "components_shared_seos", "attributes": {"x": {"type": "nope"}}},
+    )
+    assert any(e.startswith(f"{path}: attribute 'x'") for e in _errors(tmp_path))
+
+
+def test_components_including_each_other_are_reported(tmp_path):
+    _write(tmp_path, "post.json", _article())
+    _write(
+        tmp_path,
+        "components/a/one.json",
+        {"attributes": {"two": {"type": "component", "component": "a.two"}}},
+    )
+    _write(
+        tmp_path,
+        "components/a/two.json",
+        {"attributes": {"one": {"type": "component", "component": "a.one"}}},
+    )
+    assert any("components include each other" in e for e in _errors(tmp_path))
+
+
+def test_every_problem_is_reported_at_once(tmp_path):
+    _write(
+        tmp_path, "post.json", _article(a={"type": "nope"}, b={"type": "enumeration", "enum": []})
+    )
+    assert len(_errors(tmp_path)) == 2
+
+
+def test_startup_fails_on_an_invalid_model(tmp_path):
+    from contentapi.app import create_app
+    from contentapi.config import Settings
+
+    shutil.copytree(ROOT / "content-types", tmp_path / "models")
+    path = _write(tmp_path / "models", "post.json", _article(body={"type": "markdown"}))
+    with pytest.raises(ModelErrors) as caught:
+        create_app(
+            Settings(
+                database_url=f"sqlite+aiosqlite:///{tmp_path}/x.db",
+                content_types_dir=tmp_path / "models",
+            )
+        )
+    assert f"{path}: attribute 'body': unknown attribute type 'markdown'" in str(caught.value)
