@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from contentapi.auth.passwords import hash_password
 from contentapi.entries.messages import MESSAGES, print_value
 from contentapi.errors import FieldError, ValidationError
 from contentapi.schema.model import ContentType, ScalarAttribute
@@ -60,6 +59,8 @@ class EntryInput:
     columns: dict[str, Any] = field(default_factory=dict)
     unique: list[tuple[ScalarAttribute, Any]] = field(default_factory=list)
     locale: str | None = None
+    #: column → plain password; hashed by the service off the event loop before storing.
+    passwords: dict[str, str] = field(default_factory=dict)
 
 
 def _js_length(text: str) -> int:
@@ -82,14 +83,17 @@ def _number_text(number: float | int) -> str:
     return str(int(number)) if float(number).is_integer() else str(number)
 
 
-def _check_rules(attribute: ScalarAttribute, value: Any, path: str) -> str | None:
-    """The first rule ``value`` breaks, as Strapi's message, or ``None``."""
+def _check_rules(attribute: ScalarAttribute, value: Any, path: str, is_draft: bool) -> str | None:
+    """The first rule ``value`` breaks, as Strapi's message, or ``None``.
+
+    As in Strapi, ``minLength`` is not enforced on drafts (a draft may be unfinished).
+    """
     kind = attribute.type
     if _contains_nul(value):
         return MESSAGES["nul"].format(path=path)
     if kind in _TEXT_TYPES:
         length = _js_length(value)
-        if attribute.min_length is not None and length < attribute.min_length:
+        if attribute.min_length is not None and length < attribute.min_length and not is_draft:
             return MESSAGES["min_length"].format(path=path, min=attribute.min_length)
         limit = attribute.max_length
         if kind in _VARCHAR_TYPES and kind != "password":
@@ -127,7 +131,9 @@ def _type_error(attribute: ScalarAttribute, raw: Any, path: str) -> str:
     return MESSAGES["type"].format(path=path, type=js_type, value=print_value(raw))
 
 
-def _parse_scalar(attribute: ScalarAttribute, raw: Any, path: str) -> tuple[Any, str | None]:
+def _parse_scalar(
+    attribute: ScalarAttribute, raw: Any, path: str, is_draft: bool
+) -> tuple[Any, str | None]:
     """(stored value, Strapi's message for the first problem or ``None``)."""
     try:
         value = parse_value(attribute.type, raw)
@@ -140,7 +146,7 @@ def _parse_scalar(attribute: ScalarAttribute, raw: Any, path: str) -> tuple[Any,
         if text == "is out of range":
             return None, MESSAGES["range"].format(path=path)
         return None, text  # date, time and datetime formats: Strapi's own sentences
-    return value, _check_rules(attribute, value, path)
+    return value, _check_rules(attribute, value, path, is_draft)
 
 
 def parse_entry_input(
@@ -149,13 +155,22 @@ def parse_entry_input(
     *,
     creating: bool,
     locales: tuple[str, ...],
+    was_draft: bool = False,
     now: datetime | None = None,
 ) -> EntryInput:
-    """Validate ``data`` for a create (``creating``: defaults, required) or a partial update."""
+    """Validate ``data`` for a create (``creating``: defaults, required) or a partial update.
+
+    ``was_draft`` is the entry's state before an update. Strapi enforces ``required`` only on
+    entries that are not drafts: a draft is a create with ``publishedAt: null``, or an update
+    of a draft that does not publish it.
+    """
     if not isinstance(data, Mapping):
         raise ValidationError('Missing "data" payload in the request body')
     errors: list[FieldError] = []
     result = EntryInput()
+    is_draft = content_type.draft_and_publish and (
+        data["publishedAt"] is None if "publishedAt" in data else (was_draft and not creating)
+    )
     for name, attribute in content_type.attributes.items():
         if not isinstance(attribute, ScalarAttribute):
             if name in data and data[name] is not None:
@@ -171,7 +186,7 @@ def parse_entry_input(
                 continue
             if attribute.has_default and attribute.default is not None:
                 raw: Any = attribute.default
-            elif attribute.required:
+            elif attribute.required and not is_draft:
                 errors.append(FieldError((name,), MESSAGES["required"].format(path=name)))
                 continue
             else:
@@ -179,17 +194,18 @@ def parse_entry_input(
         else:
             raw = data[name]
         if raw is None:
-            if attribute.required:
+            if attribute.required and not is_draft:
                 errors.append(FieldError((name,), _type_error(attribute, None, name)))
             else:
                 result.columns[attribute.column] = None
             continue
-        value, problem = _parse_scalar(attribute, raw, name)
+        value, problem = _parse_scalar(attribute, raw, name, is_draft)
         if problem is not None:
             errors.append(FieldError((name,), problem))
             continue
         if attribute.type == "password":
-            value = hash_password(value)
+            result.passwords[attribute.column] = value
+            continue
         result.columns[attribute.column] = value
         if attribute.unique or attribute.type == "uid":
             result.unique.append((attribute, value))

@@ -8,6 +8,7 @@ leak through any protocol.
 
 from __future__ import annotations
 
+import asyncio
 import zlib
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -18,6 +19,7 @@ from sqlalchemy import ColumnElement, Select, Table, and_, func, select, text, t
 from sqlalchemy.exc import DataError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.auth.passwords import hash_password
 from contentapi.db.engine import Database
 from contentapi.db.tables import ContentTables
 from contentapi.entries.input import EntryInput, parse_entry_input
@@ -161,12 +163,22 @@ class EntryService:
     async def create(self, uid: str, data: Any) -> Entry:
         content_type = self.content_type(uid)
         entry_input = parse_entry_input(content_type, data, creating=True, locales=self.locales)
+        await _hash_passwords(entry_input)
         async with self._writing() as conn:
             return await self._insert(conn, content_type, entry_input)
 
     async def update(self, uid: str, entry_id: int, data: Any) -> Entry:
         content_type = self.content_type(uid)
-        entry_input = parse_entry_input(content_type, data, creating=False, locales=self.locales)
+        was_draft = False
+        if content_type.draft_and_publish:
+            state = await self._publication_state(content_type, entry_id)
+            if state is None:
+                raise NotFoundError()
+            was_draft = state == "draft"
+        entry_input = parse_entry_input(
+            content_type, data, creating=False, locales=self.locales, was_draft=was_draft
+        )
+        await _hash_passwords(entry_input)
         async with self._writing() as conn:
             if not await self._exists(conn, content_type, entry_id):
                 raise NotFoundError()
@@ -187,23 +199,33 @@ class EntryService:
         content_type = self.content_type(uid)
         plan = self._plans[uid]
         async with self._writing() as conn:
+            # Two first PUTs at once must not create two entries of a single type.
+            await self._lock(conn, plan.table.name)
             where = self._visible(
                 content_type, ReadQuery(publication_state="preview", locale=locale)
             )
+            columns = [plan.table.c.id]
+            if content_type.draft_and_publish:
+                columns.append(plan.table.c.published_at)
             existing = (
-                await conn.execute(select(plan.table.c.id).where(where).order_by(plan.table.c.id))
-            ).scalar()
-            creating = existing is None
+                await conn.execute(select(*columns).where(where).order_by(plan.table.c.id))
+            ).first()
             payload = dict(data) if isinstance(data, Mapping) else data
-            if creating and content_type.localized and isinstance(payload, dict) and locale:
+            if existing is None and content_type.localized and isinstance(payload, dict):
                 payload.setdefault("locale", locale)
             entry_input = parse_entry_input(
-                content_type, payload, creating=creating, locales=self.locales
+                content_type,
+                payload,
+                creating=existing is None,
+                locales=self.locales,
+                was_draft=existing is not None
+                and content_type.draft_and_publish
+                and existing.published_at is None,
             )
-            if creating:
+            await _hash_passwords(entry_input)
+            if existing is None:
                 return await self._insert(conn, content_type, entry_input)
-            assert existing is not None
-            return await self._update(conn, content_type, int(existing), entry_input)
+            return await self._update(conn, content_type, int(existing.id), entry_input)
 
     async def delete_single(self, uid: str, locale: str | None = None) -> Entry:
         content_type = self.content_type(uid)
@@ -221,6 +243,23 @@ class EntryService:
         return entry
 
     # --------------------------------------------------------------- helpers
+
+    async def _lock(self, conn: AsyncConnection, name: str) -> None:
+        """Serialise writers of ``name`` until the transaction ends (SQLite writes already are)."""
+        if not self.database.is_sqlite:
+            key = zlib.crc32(name.encode())
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+
+    async def _publication_state(self, content_type: ContentType, entry_id: int) -> str | None:
+        """``"draft"`` or ``"published"``; ``None`` when the entry does not exist."""
+        table = self.tables.entity(content_type.uid)
+        async with self.database.read() as conn:
+            row = (
+                await conn.execute(select(table.c.published_at).where(table.c.id == entry_id))
+            ).first()
+        if row is None:
+            return None
+        return "draft" if row.published_at is None else "published"
 
     def _writing(self) -> AbstractAsyncContextManager[AsyncConnection]:
         return _write_transaction(self.database)
@@ -287,9 +326,7 @@ class EntryService:
         for attribute, value in entry_input.unique:
             if value is None or value == "":
                 continue
-            if not self.database.is_sqlite:
-                key = zlib.crc32(f"{table.name}.{attribute.column}".encode())
-                await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+            await self._lock(conn, f"{table.name}.{attribute.column}")
             condition = table.c[attribute.column] == value
             if entry_id is not None:
                 condition = and_(condition, table.c.id != entry_id)
@@ -307,6 +344,12 @@ class EntryService:
                 errors.append(FieldError((attribute.name,), MESSAGES["unique"]))
         if errors:
             raise ValidationError.from_errors(errors)
+
+
+async def _hash_passwords(entry_input: EntryInput) -> None:
+    """Hash password values in a worker thread: a slow hash must not stall the event loop."""
+    for column, plain in entry_input.passwords.items():
+        entry_input.columns[column] = await asyncio.to_thread(hash_password, plain)
 
 
 @asynccontextmanager

@@ -352,3 +352,41 @@ async def test_required_string_accepts_empty_string(client, admin):
         "/api/authors", json={"data": {"name": "", "email": "e@x.io"}}, headers=admin
     )
     assert response.status_code == 200
+
+
+async def test_drafts_skip_required_and_min_length_but_publishing_enforces_them(client, admin):
+    draft = await client.post(
+        "/api/articles", json={"data": {"title": "ab", "publishedAt": None}}, headers=admin
+    )
+    assert draft.status_code == 200, draft.text
+    untitled = await client.post(
+        "/api/articles",
+        json={"data": {"summary": "no title yet", "publishedAt": None}},
+        headers=admin,
+    )
+    assert untitled.status_code == 200, untitled.text
+    # Updating a draft keeps the leniency; other rules (max, types) still apply.
+    still_draft = await client.put("/api/articles/2", json={"data": {"title": None}}, headers=admin)
+    assert still_draft.status_code == 200
+    too_long = await client.put(
+        "/api/articles/2", json={"data": {"title": "x" * 121}}, headers=admin
+    )
+    assert too_long.status_code == 400
+    # Creating a published entry enforces them.
+    error = _error(
+        await client.post("/api/articles", json={"data": {"title": "ab"}}, headers=admin)
+    )
+    assert error["message"] == "title must be at least 3 characters"
+
+
+async def test_concurrent_first_puts_create_one_single_entry(client, admin):
+    import asyncio
+
+    responses = await asyncio.gather(
+        *(
+            client.put("/api/global", json={"data": {"siteName": f"site {i}"}}, headers=admin)
+            for i in range(6)
+        )
+    )
+    assert all(r.status_code == 200 for r in responses)
+    assert {r.json()["data"]["id"] for r in responses} == {1}
