@@ -153,10 +153,16 @@ class EntryService:
 
     async def find_single(self, uid: str, query: ReadQuery) -> Entry | None:
         """The entry of a single type (per locale when localized)."""
-        page = await self.find_many(
-            uid, ReadQuery(publication_state=query.publication_state, locale=query.locale)
+        plan = self._plans[uid]
+        statement = (
+            plan.select()
+            .where(self._visible(self.content_type(uid), query))
+            .order_by(plan.table.c.id)
+            .limit(1)
         )
-        return page.entries[0] if page.entries else None
+        async with self.database.read() as conn:
+            row = (await conn.execute(statement)).mappings().first()
+        return plan.to_entry(row) if row is not None else None
 
     # ---------------------------------------------------------------- writes
 
