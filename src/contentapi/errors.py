@@ -52,7 +52,9 @@ class FieldError:
     name: str = "ValidationError"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": list(self.path), "message": self.message, "name": self.name}
+        # Strapi (yup) writes array indexes in paths as strings: ["links", "0", "url"].
+        path = [str(key) for key in self.path]
+        return {"path": path, "message": self.message, "name": self.name}
 
 
 class ValidationError(ApplicationError):

@@ -1,8 +1,12 @@
-"""Validate a write body's ``data`` against a content type: types, rules, defaults.
+"""Validate a write body's ``data`` against a model: the nested write plan, or every error.
 
-Consumes the client's ``data`` object; produces ``EntryInput`` (column values ready to store
-plus the values whose uniqueness the service must check in the database), or raises one
-``ValidationError`` listing every problem with its path. Nothing here touches the database.
+Consumes the client's ``data`` object; produces an ``EntryWrite``: column values ready to store,
+the values whose uniqueness the service checks in the database, and the nested writes —
+relations (``RelationWrite``), media ids, and component / dynamic-zone items, each itself a
+``ModelWrite``. Anything wrong raises one ``ValidationError`` listing every problem with its
+path (Strapi's: ``["links", "0", "url"]``, message ``links[0].url must be defined.``).
+Nothing here touches the database; what needs it (existence of ids, positions, ownership of
+component ids, uniqueness) is checked by the service inside the write transaction.
 """
 
 from __future__ import annotations
@@ -14,11 +18,31 @@ from datetime import UTC, datetime
 from typing import Any
 
 from contentapi.entries.messages import MESSAGES, print_value
+from contentapi.entries.relations import RelationWrite, parse_relation_value
 from contentapi.errors import FieldError, ValidationError
-from contentapi.schema.model import ContentType, ScalarAttribute
+from contentapi.schema.model import (
+    Component,
+    ComponentAttribute,
+    ContentType,
+    DynamicZoneAttribute,
+    MediaAttribute,
+    Model,
+    RelationAttribute,
+    ScalarAttribute,
+)
+from contentapi.schema.registry import Registry
 from contentapi.values import TypeMismatch, parse_value
 
-__all__ = ["EntryInput", "parse_entry_input"]
+__all__ = [
+    "ComponentFieldWrite",
+    "ComponentItemWrite",
+    "EntryWrite",
+    "MediaWrite",
+    "ModelWrite",
+    "parse_entry_input",
+]
+
+Path = tuple[str | int, ...]
 
 # yup's email rule (what Strapi validates with), in Python's regex dialect.
 _ATEXT = r"[a-z0-9!#$%&'*+\-/=?^_`{|}~\u00A0-\uD7FF\uF900-\uFDCF\uFDF0-\uFFEF]"
@@ -53,14 +77,68 @@ _JS_TYPE = {
 
 
 @dataclass(slots=True)
-class EntryInput:
-    """A validated write: column → value, and the unique attributes to check."""
+class MediaWrite:
+    """The file ids a media attribute holds after the write, in order."""
 
+    attribute: MediaAttribute
+    ids: list[int]
+    path: Path
+
+
+@dataclass(slots=True)
+class ComponentItemWrite:
+    """One component row to create (``id`` None) or to update in place."""
+
+    component: Component
+    id: int | None
+    write: ModelWrite
+    path: Path
+
+
+@dataclass(slots=True)
+class ComponentFieldWrite:
+    """The complete new content of a component or dynamic-zone attribute, in order."""
+
+    attribute: ComponentAttribute | DynamicZoneAttribute
+    items: list[ComponentItemWrite]
+    path: Path
+
+
+@dataclass(slots=True)
+class ModelWrite:
+    """A validated write of one entry or component row."""
+
+    model: Model
     columns: dict[str, Any] = field(default_factory=dict)
-    unique: list[tuple[ScalarAttribute, Any]] = field(default_factory=list)
-    locale: str | None = None
+    unique: list[tuple[ScalarAttribute, Any, Path]] = field(default_factory=list)
     #: column → plain password; hashed by the service off the event loop before storing.
     passwords: dict[str, str] = field(default_factory=dict)
+    relations: dict[str, RelationWrite] = field(default_factory=dict)
+    media: dict[str, MediaWrite] = field(default_factory=dict)
+    components: dict[str, ComponentFieldWrite] = field(default_factory=dict)
+
+    def walk(self) -> list[ModelWrite]:
+        """This write and every nested component write, depth first."""
+        found = [self]
+        for field_write in self.components.values():
+            for item in field_write.items:
+                found.extend(item.write.walk())
+        return found
+
+
+@dataclass(slots=True)
+class EntryWrite(ModelWrite):
+    """A validated write of an entry: plus its locale (set at creation only)."""
+
+    locale: str | None = None
+
+
+def label(path: Path) -> str:
+    """Strapi's name for a path in messages: ``links[0].url``, ``seo.metaTitle``."""
+    text = ""
+    for key in path:
+        text += f"[{key}]" if isinstance(key, int) else (f".{key}" if text else key)
+    return text
 
 
 def _js_length(text: str) -> int:
@@ -83,81 +161,286 @@ def _number_text(number: float | int) -> str:
     return str(int(number)) if float(number).is_integer() else str(number)
 
 
-def _check_rules(attribute: ScalarAttribute, value: Any, path: str, is_draft: bool) -> str | None:
+def _check_rules(attribute: ScalarAttribute, value: Any, name: str, is_draft: bool) -> str | None:
     """The first rule ``value`` breaks, as Strapi's message, or ``None``.
 
     As in Strapi, ``minLength`` is not enforced on drafts (a draft may be unfinished).
     """
     kind = attribute.type
     if _contains_nul(value):
-        return MESSAGES["nul"].format(path=path)
+        return MESSAGES["nul"].format(path=name)
     if kind in _TEXT_TYPES:
         length = _js_length(value)
         if attribute.min_length is not None and length < attribute.min_length and not is_draft:
-            return MESSAGES["min_length"].format(path=path, min=attribute.min_length)
+            return MESSAGES["min_length"].format(path=name, min=attribute.min_length)
         limit = attribute.max_length
         if kind in _VARCHAR_TYPES and kind != "password":
             limit = min(limit, 255) if limit is not None else 255
         if limit is not None and length > limit:
-            return MESSAGES["max_length"].format(path=path, max=limit)
+            return MESSAGES["max_length"].format(path=name, max=limit)
         if attribute.regex is not None and value != "" and not re.search(attribute.regex, value):
-            return MESSAGES["regex"].format(path=path, regex=attribute.regex)
+            return MESSAGES["regex"].format(path=name, regex=attribute.regex)
     if kind in _NUMBER_TYPES:
         if attribute.min is not None and value < attribute.min:
-            return MESSAGES["min"].format(path=path, min=_number_text(attribute.min))
+            return MESSAGES["min"].format(path=name, min=_number_text(attribute.min))
         if attribute.max is not None and value > attribute.max:
-            return MESSAGES["max"].format(path=path, max=_number_text(attribute.max))
+            return MESSAGES["max"].format(path=name, max=_number_text(attribute.max))
         if kind == "decimal" and abs(round(value, 2)) >= 10**8:  # numeric(10,2)
-            return MESSAGES["range"].format(path=path)
+            return MESSAGES["range"].format(path=name)
     if kind == "enumeration" and value not in attribute.enum:
-        return MESSAGES["enum"].format(path=path, values=", ".join(attribute.enum))
+        return MESSAGES["enum"].format(path=name, values=", ".join(attribute.enum))
     if kind == "email":
         if value == "":
-            return MESSAGES["empty"].format(path=path)
+            return MESSAGES["empty"].format(path=name)
         if not _EMAIL.match(value):
-            return MESSAGES["email"].format(path=path)
+            return MESSAGES["email"].format(path=name)
     if kind == "uid" and not _UID.match(value):
-        return MESSAGES["regex"].format(path=path, regex=UID_PATTERN)
+        return MESSAGES["regex"].format(path=name, regex=UID_PATTERN)
     return None
 
 
-def _type_error(attribute: ScalarAttribute, raw: Any, path: str) -> str:
+def _type_error(attribute: ScalarAttribute, raw: Any, name: str) -> str:
     """yup's ``typeError`` for a value that does not cast to the attribute's type."""
     js_type = _JS_TYPE.get(attribute.type)
     if js_type is None:
-        return MESSAGES["required"].format(path=path)
+        return MESSAGES["required"].format(path=name)
     if js_type == "number" and raw is not None:
-        return MESSAGES["type_cast"].format(path=path, type=js_type, value=print_value(raw))
-    return MESSAGES["type"].format(path=path, type=js_type, value=print_value(raw))
+        return MESSAGES["type_cast"].format(path=name, type=js_type, value=print_value(raw))
+    return MESSAGES["type"].format(path=name, type=js_type, value=print_value(raw))
 
 
 def _parse_scalar(
-    attribute: ScalarAttribute, raw: Any, path: str, is_draft: bool
+    attribute: ScalarAttribute, raw: Any, name: str, is_draft: bool
 ) -> tuple[Any, str | None]:
     """(stored value, Strapi's message for the first problem or ``None``)."""
     try:
         value = parse_value(attribute.type, raw)
     except TypeMismatch:
-        return None, _type_error(attribute, raw, path)
+        return None, _type_error(attribute, raw, name)
     except ValueError as problem:
         text = str(problem)
         if text == "must be an integer":
-            return None, MESSAGES["integer"].format(path=path)
+            return None, MESSAGES["integer"].format(path=name)
         if text == "is out of range":
-            return None, MESSAGES["range"].format(path=path)
+            return None, MESSAGES["range"].format(path=name)
         return None, text  # date, time and datetime formats: Strapi's own sentences
-    return value, _check_rules(attribute, value, path, is_draft)
+    return value, _check_rules(attribute, value, name, is_draft)
+
+
+def _parse_id(value: Any) -> int | None:
+    if isinstance(value, Mapping):
+        value = value.get("id")
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) and value > 0:
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit() and 0 < len(value) <= 18:
+        return int(value) or None
+    return None
+
+
+class _Parser:
+    """One body's parse: shared settings and the error list every level appends to."""
+
+    def __init__(self, registry: Registry, locales: tuple[str, ...], is_draft: bool) -> None:
+        self.registry = registry
+        self.locales = locales
+        self.is_draft = is_draft
+        self.errors: list[FieldError] = []
+
+    def error(self, path: Path, message: str) -> None:
+        self.errors.append(FieldError(path, message))
+
+    def required(self, path: Path) -> None:
+        self.error(path, MESSAGES["required"].format(path=label(path)))
+
+    def model(
+        self, model: Model, data: Mapping[str, Any], path: Path, creating: bool
+    ) -> ModelWrite:
+        write = EntryWrite(model) if isinstance(model, ContentType) else ModelWrite(model)
+        for name, attribute in model.attributes.items():
+            at = (*path, name)
+            present = name in data
+            if isinstance(attribute, ScalarAttribute):
+                self.scalar(write, attribute, data.get(name), at, present, creating)
+            elif not present:
+                if creating and attribute.required and not self.is_draft:
+                    self.required(at)
+            elif isinstance(attribute, RelationAttribute):
+                relation = parse_relation_value(data[name], at, self.errors)
+                if relation is not None:
+                    required = creating and attribute.required and not self.is_draft
+                    if required and not relation.referenced_ids():
+                        self.required(at)
+                    write.relations[name] = relation
+            elif isinstance(attribute, MediaAttribute):
+                self.media(write, attribute, data[name], at)
+            elif isinstance(attribute, ComponentAttribute):
+                self.component_field(write, attribute, data[name], at)
+            else:
+                self.dynamic_zone(write, attribute, data[name], at)
+        return write
+
+    def scalar(
+        self,
+        write: ModelWrite,
+        attribute: ScalarAttribute,
+        raw: Any,
+        path: Path,
+        present: bool,
+        creating: bool,
+    ) -> None:
+        name = label(path)
+        if not present:
+            if not creating:
+                return
+            if attribute.has_default and attribute.default is not None:
+                raw = attribute.default
+            elif attribute.required and not self.is_draft:
+                self.required(path)
+                return
+            else:
+                return
+        if raw is None:
+            if attribute.required and not self.is_draft:
+                self.error(path, _type_error(attribute, None, name))
+            else:
+                write.columns[attribute.column] = None
+            return
+        value, problem = _parse_scalar(attribute, raw, name, self.is_draft)
+        if problem is not None:
+            self.error(path, problem)
+            return
+        if attribute.type == "password":
+            write.passwords[attribute.column] = value
+            return
+        write.columns[attribute.column] = value
+        if attribute.unique or attribute.type == "uid":
+            write.unique.append((attribute, value, path))
+
+    def media(self, write: ModelWrite, attribute: MediaAttribute, raw: Any, path: Path) -> None:
+        if isinstance(raw, Mapping) and set(raw) & {"connect", "disconnect", "set"}:
+            # The spec's rule 3: relation operators cannot be used for media attributes.
+            self.error(path, f"{label(path)}: connect, disconnect and set cannot be used for media")
+            return
+        if raw is None:
+            ids: list[int] = []
+        elif attribute.multiple:
+            if not isinstance(raw, list):
+                raw = [raw]
+            ids = []
+            for index, element in enumerate(raw):
+                file_id = _parse_id(element)
+                if file_id is None:
+                    self.error((*path, index), f"{label((*path, index))} must be a file id")
+                    return
+                ids.append(file_id)
+        else:
+            file_id = _parse_id(raw[-1] if isinstance(raw, list) and raw else raw)
+            if file_id is None:
+                self.error(path, f"{label(path)} must be a file id")
+                return
+            ids = [file_id]
+        write.media[attribute.name] = MediaWrite(attribute, ids, path)
+
+    def _item(self, component: Component, raw: Any, path: Path) -> ComponentItemWrite | None:
+        if not isinstance(raw, Mapping):
+            self.error(
+                path,
+                MESSAGES["type"].format(path=label(path), type="object", value=print_value(raw)),
+            )
+            return None
+        item_id: int | None = None
+        if "id" in raw and raw["id"] is not None:
+            item_id = _parse_id(raw["id"])
+            if item_id is None:
+                self.error((*path, "id"), f"{label((*path, 'id'))} must be a component id")
+                return None
+        write = self.model(component, raw, path, creating=item_id is None)
+        return ComponentItemWrite(component, item_id, write, path)
+
+    def _count_rules(
+        self, attribute: ComponentAttribute | DynamicZoneAttribute, count: int, path: Path
+    ) -> None:
+        name = label(path)
+        if attribute.max is not None and count > attribute.max:
+            self.error(path, MESSAGES["max_items"].format(path=name, max=attribute.max))
+        elif (
+            attribute.min is not None
+            and count < attribute.min
+            and (attribute.required or count > 0)
+            and not self.is_draft
+        ):
+            self.error(path, MESSAGES["min_items"].format(path=name, min=attribute.min))
+
+    def component_field(
+        self, write: ModelWrite, attribute: ComponentAttribute, raw: Any, path: Path
+    ) -> None:
+        component = self.registry.components[attribute.component]
+        items: list[ComponentItemWrite] = []
+        if attribute.repeatable:
+            if raw is None:
+                raw = []
+            if not isinstance(raw, list):
+                self.error(
+                    path,
+                    MESSAGES["type"].format(path=label(path), type="array", value=print_value(raw)),
+                )
+                return
+            for index, element in enumerate(raw):
+                item = self._item(component, element, (*path, index))
+                if item is not None:
+                    items.append(item)
+            self._count_rules(attribute, len(raw), path)
+        elif raw is not None:
+            item = self._item(component, raw, path)
+            if item is not None:
+                items.append(item)
+        if attribute.required and not self.is_draft and raw in (None, []):
+            self.required(path)
+        write.components[attribute.name] = ComponentFieldWrite(attribute, items, path)
+
+    def dynamic_zone(
+        self, write: ModelWrite, attribute: DynamicZoneAttribute, raw: Any, path: Path
+    ) -> None:
+        if raw is None:
+            raw = []
+        if not isinstance(raw, list):
+            self.error(
+                path,
+                MESSAGES["type"].format(path=label(path), type="array", value=print_value(raw)),
+            )
+            return
+        items: list[ComponentItemWrite] = []
+        for index, element in enumerate(raw):
+            at = (*path, index)
+            uid = element.get("__component") if isinstance(element, Mapping) else None
+            if uid not in attribute.components:
+                allowed = ", ".join(attribute.components)
+                self.error(
+                    (*at, "__component"),
+                    f"{label((*at, '__component'))} must be one of the following values: {allowed}",
+                )
+                continue
+            item = self._item(self.registry.components[uid], element, at)
+            if item is not None:
+                items.append(item)
+        self._count_rules(attribute, len(raw), path)
+        if attribute.required and not self.is_draft and not raw:
+            self.required(path)
+        write.components[attribute.name] = ComponentFieldWrite(attribute, items, path)
 
 
 def parse_entry_input(
     content_type: ContentType,
     data: Any,
     *,
+    registry: Registry,
     creating: bool,
     locales: tuple[str, ...],
     was_draft: bool = False,
     now: datetime | None = None,
-) -> EntryInput:
+) -> EntryWrite:
     """Validate ``data`` for a create (``creating``: defaults, required) or a partial update.
 
     ``was_draft`` is the entry's state before an update. Strapi enforces ``required`` only on
@@ -166,72 +449,35 @@ def parse_entry_input(
     """
     if not isinstance(data, Mapping):
         raise ValidationError('Missing "data" payload in the request body')
-    errors: list[FieldError] = []
-    result = EntryInput()
     is_draft = content_type.draft_and_publish and (
         data["publishedAt"] is None if "publishedAt" in data else (was_draft and not creating)
     )
-    for name, attribute in content_type.attributes.items():
-        if not isinstance(attribute, ScalarAttribute):
-            if name in data and data[name] is not None:
-                errors.append(
-                    FieldError(
-                        (name,),
-                        f"{name}: writing {attribute.type} attributes is not supported yet",
-                    )
-                )
-            continue
-        if name not in data:
-            if not creating:
-                continue
-            if attribute.has_default and attribute.default is not None:
-                raw: Any = attribute.default
-            elif attribute.required and not is_draft:
-                errors.append(FieldError((name,), MESSAGES["required"].format(path=name)))
-                continue
-            else:
-                continue
-        else:
-            raw = data[name]
-        if raw is None:
-            if attribute.required and not is_draft:
-                errors.append(FieldError((name,), _type_error(attribute, None, name)))
-            else:
-                result.columns[attribute.column] = None
-            continue
-        value, problem = _parse_scalar(attribute, raw, name, is_draft)
-        if problem is not None:
-            errors.append(FieldError((name,), problem))
-            continue
-        if attribute.type == "password":
-            result.passwords[attribute.column] = value
-            continue
-        result.columns[attribute.column] = value
-        if attribute.unique or attribute.type == "uid":
-            result.unique.append((attribute, value))
+    parser = _Parser(registry, locales, is_draft)
+    write = parser.model(content_type, data, (), creating)
+    assert isinstance(write, EntryWrite)
     moment = now or datetime.now(UTC).replace(tzinfo=None)
     if content_type.draft_and_publish:
         if "publishedAt" in data:
             raw_published = data["publishedAt"]
             if raw_published is None:
-                result.columns["published_at"] = None
+                write.columns["published_at"] = None
             else:
                 try:
-                    result.columns["published_at"] = parse_value("datetime", raw_published)
+                    write.columns["published_at"] = parse_value("datetime", raw_published)
                 except ValueError as problem:
-                    errors.append(FieldError(("publishedAt",), str(problem)))
+                    parser.error(("publishedAt",), str(problem))
         elif creating:
-            result.columns["published_at"] = moment
+            write.columns["published_at"] = moment
     if content_type.localized and creating:
         # The locale is chosen at creation only; on update Strapi ignores it.
         locale = data.get("locale") or locales[0]
         if locale not in locales:
-            errors.append(FieldError(("locale",), MESSAGES["locale"]))
-        result.locale = locale
-        result.columns["locale"] = locale
-    if errors:
-        raise ValidationError.from_errors(errors)
+            parser.error(("locale",), MESSAGES["locale"])
+        write.locale = locale
+        write.columns["locale"] = locale
+    if parser.errors:
+        raise ValidationError.from_errors(parser.errors)
     if creating:
-        result.columns["created_at"] = moment
-    result.columns["updated_at"] = moment
-    return result
+        write.columns["created_at"] = moment
+    write.columns["updated_at"] = moment
+    return write

@@ -9,22 +9,22 @@ leak through any protocol.
 from __future__ import annotations
 
 import asyncio
-import zlib
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, Table, and_, func, select, text, true
+from sqlalchemy import ColumnElement, Select, Table, and_, func, select, true
 from sqlalchemy.exc import DataError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.auth.passwords import hash_password
 from contentapi.db.engine import Database
 from contentapi.db.tables import ContentTables
-from contentapi.entries.input import EntryInput, parse_entry_input
-from contentapi.entries.messages import MESSAGES
-from contentapi.errors import FieldError, NotFoundError, ValidationError
+from contentapi.entries.input import EntryWrite, ModelWrite, parse_entry_input
+from contentapi.entries.nested import load_nested
+from contentapi.entries.writer import Writer
+from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import ReadQuery
 from contentapi.schema.model import ContentType
 from contentapi.schema.registry import Registry
@@ -79,6 +79,7 @@ class EntryService:
         self.tables = tables
         self.database = database
         self.locales = locales
+        self.writer = Writer(registry, tables, is_sqlite=database.is_sqlite)
         self._plans = {
             uid: self._read_plan(content_type)
             for uid, content_type in registry.content_types.items()
@@ -164,14 +165,24 @@ class EntryService:
             row = (await conn.execute(statement)).mappings().first()
         return plan.to_entry(row) if row is not None else None
 
+    async def nested_state(self, uid: str, entry_id: int) -> dict[str, Any]:
+        """Everything an entry owns beyond its scalars: related ids (in this side's order),
+        file ids and its component tree (``{}`` when the entry does not exist)."""
+        async with self.database.read() as conn:
+            states = await load_nested(
+                conn, self.registry, self.tables, self.content_type(uid), [entry_id]
+            )
+        return states[entry_id]
+
     # ---------------------------------------------------------------- writes
 
     async def create(self, uid: str, data: Any) -> Entry:
         content_type = self.content_type(uid)
-        entry_input = parse_entry_input(content_type, data, creating=True, locales=self.locales)
-        await _hash_passwords(entry_input)
+        write = self._parse(content_type, data, creating=True)
+        await _hash_passwords(write)
         async with self._writing() as conn:
-            return await self._insert(conn, content_type, entry_input)
+            entry_id = await self.writer.insert_row(conn, content_type, write)
+            return await self._read_back_existing(conn, content_type, entry_id)
 
     async def update(self, uid: str, entry_id: int, data: Any) -> Entry:
         content_type = self.content_type(uid)
@@ -181,23 +192,21 @@ class EntryService:
             if state is None:
                 raise NotFoundError()
             was_draft = state == "draft"
-        entry_input = parse_entry_input(
-            content_type, data, creating=False, locales=self.locales, was_draft=was_draft
-        )
-        await _hash_passwords(entry_input)
+        write = self._parse(content_type, data, creating=False, was_draft=was_draft)
+        await _hash_passwords(write)
         async with self._writing() as conn:
-            if not await self._exists(conn, content_type, entry_id):
+            if not await self._lock_entry(conn, content_type, entry_id):
                 raise NotFoundError()
-            return await self._update(conn, content_type, entry_id, entry_input)
+            await self.writer.update_row(conn, content_type, entry_id, write)
+            return await self._read_back_existing(conn, content_type, entry_id)
 
     async def delete(self, uid: str, entry_id: int) -> Entry:
         content_type = self.content_type(uid)
-        plan = self._plans[uid]
         async with self._writing() as conn:
-            entry = await self._read_back(conn, content_type, entry_id)
-            if entry is None:
+            if not await self._lock_entry(conn, content_type, entry_id):
                 raise NotFoundError()
-            await conn.execute(plan.table.delete().where(plan.table.c.id == entry_id))
+            entry = await self._read_back_existing(conn, content_type, entry_id)
+            await self.writer.delete_rows(conn, content_type, [entry_id])
         return entry
 
     async def upsert_single(self, uid: str, data: Any, locale: str | None = None) -> Entry:
@@ -206,7 +215,7 @@ class EntryService:
         plan = self._plans[uid]
         async with self._writing() as conn:
             # Two first PUTs at once must not create two entries of a single type.
-            await self._lock(conn, plan.table.name)
+            await self.writer.lock(conn, plan.table.name)
             where = self._visible(
                 content_type, ReadQuery(publication_state="preview", locale=locale)
             )
@@ -219,19 +228,21 @@ class EntryService:
             payload = dict(data) if isinstance(data, Mapping) else data
             if existing is None and content_type.localized and isinstance(payload, dict):
                 payload.setdefault("locale", locale)
-            entry_input = parse_entry_input(
-                content_type,
-                payload,
-                creating=existing is None,
-                locales=self.locales,
-                was_draft=existing is not None
+            was_draft = (
+                existing is not None
                 and content_type.draft_and_publish
-                and existing.published_at is None,
+                and existing.published_at is None
             )
-            await _hash_passwords(entry_input)
+            write = self._parse(
+                content_type, payload, creating=existing is None, was_draft=was_draft
+            )
+            await _hash_passwords(write)
             if existing is None:
-                return await self._insert(conn, content_type, entry_input)
-            return await self._update(conn, content_type, int(existing.id), entry_input)
+                entry_id = await self.writer.insert_row(conn, content_type, write)
+            else:
+                entry_id = int(existing.id)
+                await self.writer.update_row(conn, content_type, entry_id, write)
+            return await self._read_back_existing(conn, content_type, entry_id)
 
     async def delete_single(self, uid: str, locale: str | None = None) -> Entry:
         content_type = self.content_type(uid)
@@ -243,18 +254,37 @@ class EntryService:
             ).scalar()
             if existing is None:
                 raise NotFoundError()
-            entry = await self._read_back(conn, content_type, int(existing))
-            await conn.execute(plan.table.delete().where(plan.table.c.id == existing))
-        assert entry is not None
+            entry = await self._read_back_existing(conn, content_type, int(existing))
+            await self.writer.delete_rows(conn, content_type, [int(existing)])
         return entry
 
     # --------------------------------------------------------------- helpers
 
-    async def _lock(self, conn: AsyncConnection, name: str) -> None:
-        """Serialise writers of ``name`` until the transaction ends (SQLite writes already are)."""
-        if not self.database.is_sqlite:
-            key = zlib.crc32(name.encode())
-            await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+    def _parse(
+        self, content_type: ContentType, data: Any, *, creating: bool, was_draft: bool = False
+    ) -> EntryWrite:
+        return parse_entry_input(
+            content_type,
+            data,
+            registry=self.registry,
+            creating=creating,
+            locales=self.locales,
+            was_draft=was_draft,
+        )
+
+    def _writing(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        return _write_transaction(self.database)
+
+    async def _lock_entry(
+        self, conn: AsyncConnection, content_type: ContentType, entry_id: int
+    ) -> bool:
+        """Lock an entry's row for this transaction (concurrent writers of one entry queue up
+        and each sees the other's relations); ``False`` when it does not exist."""
+        table = self.tables.entity(content_type.uid)
+        found = await conn.execute(
+            select(table.c.id).where(table.c.id == entry_id).with_for_update()
+        )
+        return found.first() is not None
 
     async def _publication_state(self, content_type: ContentType, entry_id: int) -> str | None:
         """``"draft"`` or ``"published"``; ``None`` when the entry does not exist."""
@@ -267,95 +297,21 @@ class EntryService:
             return None
         return "draft" if row.published_at is None else "published"
 
-    def _writing(self) -> AbstractAsyncContextManager[AsyncConnection]:
-        return _write_transaction(self.database)
-
-    async def _exists(
+    async def _read_back_existing(
         self, conn: AsyncConnection, content_type: ContentType, entry_id: int
-    ) -> bool:
-        table = self.tables.entity(content_type.uid)
-        found = await conn.execute(select(table.c.id).where(table.c.id == entry_id))
-        return found.first() is not None
-
-    async def _read_back(
-        self, conn: AsyncConnection, content_type: ContentType, entry_id: int
-    ) -> Entry | None:
+    ) -> Entry:
         plan = self._plans[content_type.uid]
         row = (
-            (await conn.execute(plan.select().where(plan.table.c.id == entry_id)))
-            .mappings()
-            .first()
+            (await conn.execute(plan.select().where(plan.table.c.id == entry_id))).mappings().one()
         )
-        return plan.to_entry(row) if row is not None else None
-
-    async def _insert(
-        self, conn: AsyncConnection, content_type: ContentType, entry_input: EntryInput
-    ) -> Entry:
-        table = self.tables.entity(content_type.uid)
-        await self._check_unique(conn, content_type, entry_input, None)
-        result = await conn.execute(
-            table.insert().values(entry_input.columns).returning(table.c.id)
-        )
-        entry_id = int(result.scalar_one())
-        entry = await self._read_back(conn, content_type, entry_id)
-        assert entry is not None
-        return entry
-
-    async def _update(
-        self,
-        conn: AsyncConnection,
-        content_type: ContentType,
-        entry_id: int,
-        entry_input: EntryInput,
-    ) -> Entry:
-        table = self.tables.entity(content_type.uid)
-        await self._check_unique(conn, content_type, entry_input, entry_id)
-        await conn.execute(table.update().where(table.c.id == entry_id).values(entry_input.columns))
-        entry = await self._read_back(conn, content_type, entry_id)
-        assert entry is not None
-        return entry
-
-    async def _check_unique(
-        self,
-        conn: AsyncConnection,
-        content_type: ContentType,
-        entry_input: EntryInput,
-        entry_id: int | None,
-    ) -> None:
-        """Unique and uid attributes: no other entry may hold the same value.
-
-        On PostgreSQL concurrent writers of the same attribute are serialised with a
-        transaction-scoped advisory lock, so two requests cannot both pass the check.
-        """
-        table = self.tables.entity(content_type.uid)
-        errors: list[FieldError] = []
-        for attribute, value in entry_input.unique:
-            if value is None or value == "":
-                continue
-            await self._lock(conn, f"{table.name}.{attribute.column}")
-            condition = table.c[attribute.column] == value
-            if entry_id is not None:
-                condition = and_(condition, table.c.id != entry_id)
-            # A uid is unique across all locales (Strapi backs it with a global constraint);
-            # other unique attributes of a localized type are unique within their locale.
-            if content_type.localized and attribute.localized and attribute.type != "uid":
-                locale = entry_input.locale
-                if locale is None and entry_id is not None:
-                    locale = (
-                        await conn.execute(select(table.c.locale).where(table.c.id == entry_id))
-                    ).scalar()
-                condition = and_(condition, table.c.locale == locale)
-            clash = await conn.execute(select(table.c.id).where(condition).limit(1))
-            if clash.first() is not None:
-                errors.append(FieldError((attribute.name,), MESSAGES["unique"]))
-        if errors:
-            raise ValidationError.from_errors(errors)
+        return plan.to_entry(row)
 
 
-async def _hash_passwords(entry_input: EntryInput) -> None:
+async def _hash_passwords(write: ModelWrite) -> None:
     """Hash password values in a worker thread: a slow hash must not stall the event loop."""
-    for column, plain in entry_input.passwords.items():
-        entry_input.columns[column] = await asyncio.to_thread(hash_password, plain)
+    for model_write in write.walk():
+        for column, plain in model_write.passwords.items():
+            model_write.columns[column] = await asyncio.to_thread(hash_password, plain)
 
 
 @asynccontextmanager

@@ -154,7 +154,9 @@ class RelationLink:
 
     ``source_column`` holds this side's id, ``target_column`` the related entry's id;
     ``order_column`` orders the related entries of one source entry (to-many sides only);
-    ``inverse_order_column`` is the order kept for the other side.
+    ``inverse_order_column`` is the order kept for the other side. ``source_to_one``: an entry
+    of this side has at most one related entry; ``target_to_one``: a related entry belongs to
+    at most one entry of this side (connecting it takes it away from its previous owner).
     """
 
     table: str
@@ -163,6 +165,8 @@ class RelationLink:
     order_column: str | None
     inverse_order_column: str | None
     owner: bool
+    source_to_one: bool = False
+    target_to_one: bool = False
 
 
 @dataclass(frozen=True, slots=True)

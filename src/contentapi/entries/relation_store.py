@@ -1,0 +1,86 @@
+"""Writing an entry's final ordered list of related ids to a relation's link table.
+
+Works the same from either side of a relation (``RelationLink`` is the side's view of the
+shared table): rows of this entry are replaced by the new list, numbered 1..n in this side's
+order column; an added row goes to the end of each target's own list (its inverse order), and a
+kept row keeps its inverse order. A target that may belong to only one entry of this side is
+first taken away from its previous owner. Callers hold a lock on the entry (see
+``EntryService``), so concurrent writes to the same entry serialise and lose nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Table, and_, func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from contentapi.schema.model import RelationLink
+
+__all__ = ["read_related_ids", "store_relation"]
+
+
+def _ordered(link: RelationLink, table: Table) -> list[Any]:
+    order = [table.c[link.order_column]] if link.order_column else []
+    return [*order, table.c.id]
+
+
+async def read_related_ids(
+    conn: AsyncConnection, table: Table, link: RelationLink, source_id: int
+) -> list[int]:
+    """The ids related to ``source_id`` through this side, in this side's order."""
+    statement = (
+        select(table.c[link.target_column])
+        .where(table.c[link.source_column] == source_id)
+        .order_by(*_ordered(link, table))
+    )
+    return [int(value) for value in (await conn.execute(statement)).scalars()]
+
+
+async def store_relation(
+    conn: AsyncConnection,
+    table: Table,
+    link: RelationLink,
+    source_id: int,
+    targets: Sequence[int],
+) -> None:
+    """Make ``targets`` (ordered) the related ids of ``source_id`` through this side."""
+    source, target = table.c[link.source_column], table.c[link.target_column]
+    inverse_order = table.c[link.inverse_order_column] if link.inverse_order_column else None
+    rows = (
+        await conn.execute(
+            select(target, *([inverse_order] if inverse_order is not None else []))
+            .where(source == source_id)
+            .order_by(*_ordered(link, table))
+        )
+    ).all()
+    current = [int(row[0]) for row in rows]
+    if current == list(targets):
+        return
+    kept_inverse_order = {int(row[0]): row[1] for row in rows} if inverse_order is not None else {}
+    current_set = set(current)
+    added = [entry_id for entry_id in targets if entry_id not in current_set]
+    if added and link.target_to_one:
+        await conn.execute(table.delete().where(and_(target.in_(added), source != source_id)))
+    if current:
+        await conn.execute(table.delete().where(source == source_id))
+    if not targets:
+        return
+    next_inverse_order: dict[int, float] = {}
+    if inverse_order is not None and added:
+        found = await conn.execute(
+            select(target, func.max(inverse_order)).where(target.in_(added)).group_by(target)
+        )
+        next_inverse_order = {int(t): float(highest or 0) + 1 for t, highest in found}
+    values = []
+    for index, entry_id in enumerate(targets, start=1):
+        row: dict[str, Any] = {link.source_column: source_id, link.target_column: entry_id}
+        if link.order_column:
+            row[link.order_column] = float(index)
+        if link.inverse_order_column:
+            row[link.inverse_order_column] = kept_inverse_order.get(
+                entry_id, next_inverse_order.get(entry_id, 1.0)
+            )
+        values.append(row)
+    await conn.execute(table.insert(), values)

@@ -1,0 +1,236 @@
+"""Executing a validated write plan inside one transaction.
+
+``Writer.apply`` stores what ``input.py`` validated for one entry or component row: its
+relations (``relation_store``), media (``media_store``) and components — creating, updating in
+place, reordering and deleting component rows, recursively for nested components — and the
+uniqueness checks that need the database. ``Writer.delete_rows`` removes entries or component
+rows with everything they own (components, media attachments; link rows go by cascade).
+Any ``ValidationError`` raised here rolls the whole transaction back.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import and_, select, text
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from contentapi.db.tables import ContentTables
+from contentapi.entries.input import ComponentFieldWrite, ModelWrite, label
+from contentapi.entries.media_store import delete_media_of, store_media
+from contentapi.entries.messages import MESSAGES
+from contentapi.entries.relation_store import read_related_ids, store_relation
+from contentapi.entries.relations import PositionError, RelationWrite, apply_relation_write
+from contentapi.errors import FieldError, ValidationError
+from contentapi.schema.model import (
+    ComponentAttribute,
+    ContentType,
+    DynamicZoneAttribute,
+    Model,
+    RelationAttribute,
+)
+from contentapi.schema.registry import Registry
+
+__all__ = ["Writer"]
+
+
+def _fail(path: tuple[str | int, ...], message: str) -> ValidationError:
+    return ValidationError.from_errors([FieldError(path, message)])
+
+
+class Writer:
+    """Stores write plans and deletes rows, for every model of the registry."""
+
+    def __init__(self, registry: Registry, tables: ContentTables, *, is_sqlite: bool) -> None:
+        self.registry = registry
+        self.tables = tables
+        self.is_sqlite = is_sqlite
+
+    async def lock(self, conn: AsyncConnection, name: str) -> None:
+        """Serialise writers of ``name`` until the transaction ends (SQLite writes already are)."""
+        if not self.is_sqlite:
+            key = zlib.crc32(name.encode())
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+
+    # ------------------------------------------------------------ rows
+
+    async def insert_row(self, conn: AsyncConnection, model: Model, write: ModelWrite) -> int:
+        table = self.tables.entity(model.uid)
+        await self.check_unique(conn, model, write, None)
+        result = await conn.execute(table.insert().values(write.columns).returning(table.c.id))
+        row_id = int(result.scalar_one())
+        await self.apply_nested(conn, model, row_id, write, creating=True)
+        return row_id
+
+    async def update_row(
+        self, conn: AsyncConnection, model: Model, row_id: int, write: ModelWrite
+    ) -> None:
+        table = self.tables.entity(model.uid)
+        await self.check_unique(conn, model, write, row_id)
+        if write.columns:
+            await conn.execute(table.update().where(table.c.id == row_id).values(write.columns))
+        await self.apply_nested(conn, model, row_id, write, creating=False)
+
+    async def apply_nested(
+        self, conn: AsyncConnection, model: Model, row_id: int, write: ModelWrite, *, creating: bool
+    ) -> None:
+        for name, relation in write.relations.items():
+            attribute = model.attributes[name]
+            assert isinstance(attribute, RelationAttribute)
+            await self._store_relation(conn, model, attribute, row_id, relation, creating)
+        for media in write.media.values():
+            assert self.tables.files is not None and self.tables.file_morphs is not None
+            await store_media(
+                conn, self.tables.files, self.tables.file_morphs, model.uid, row_id, media
+            )
+        for field_write in write.components.values():
+            await self._store_components(conn, model, row_id, field_write)
+
+    async def _store_relation(
+        self,
+        conn: AsyncConnection,
+        model: Model,
+        attribute: RelationAttribute,
+        row_id: int,
+        write: RelationWrite,
+        creating: bool,
+    ) -> None:
+        link = model.links[attribute.name]
+        table = self.tables.link(link)
+        referenced = write.referenced_ids()
+        if referenced:
+            target = self.tables.entity(attribute.target)
+            found = await conn.execute(select(target.c.id).where(target.c.id.in_(referenced)))
+            existing = {int(value) for value in found.scalars()}
+            missing = [entry_id for entry_id in referenced if entry_id not in existing]
+            if missing:
+                raise _fail(
+                    write.path,
+                    f"{len(missing)} relation(s) of type {attribute.target} associated with this "
+                    f"entity do not exist: {', '.join(map(str, missing))}",
+                )
+        current = [] if creating else await read_related_ids(conn, table, link, row_id)
+        try:
+            final = apply_relation_write(current, write, to_one=link.source_to_one)
+        except PositionError as problem:
+            raise _fail(problem.item.path, str(problem)) from problem
+        await store_relation(conn, table, link, row_id, final)
+
+    async def _store_components(
+        self, conn: AsyncConnection, model: Model, row_id: int, field_write: ComponentFieldWrite
+    ) -> None:
+        attribute = field_write.attribute
+        join = self.tables.component_joins[model.uid]
+        current = (
+            await conn.execute(
+                select(join.c.component_id, join.c.component_type)
+                .where(and_(join.c.entity_id == row_id, join.c.field == attribute.name))
+                .order_by(join.c.order, join.c.id)
+            )
+        ).all()
+        owned = {(int(row.component_id), row.component_type) for row in current}
+        kept: list[tuple[int, str]] = []
+        for item in field_write.items:
+            uid = item.component.uid
+            if item.id is None:
+                new_id = await self.insert_row(conn, item.component, item.write)
+                kept.append((new_id, uid))
+                continue
+            if (item.id, uid) not in owned:
+                raise _fail(
+                    (*item.path, "id"),
+                    f"Some of the provided components in {label(field_write.path)} are not "
+                    f"related to the entity",
+                )
+            await self.update_row(conn, item.component, item.id, item.write)
+            kept.append((item.id, uid))
+        removed: dict[str, list[int]] = defaultdict(list)
+        for component_id, uid in owned - set(kept):
+            removed[uid].append(component_id)
+        for uid, ids in removed.items():
+            await self.delete_rows(conn, self.registry.components[uid], ids)
+        await conn.execute(
+            join.delete().where(and_(join.c.entity_id == row_id, join.c.field == attribute.name))
+        )
+        if kept:
+            ordered = isinstance(attribute, DynamicZoneAttribute) or (
+                isinstance(attribute, ComponentAttribute) and attribute.repeatable
+            )
+            await conn.execute(
+                join.insert(),
+                [
+                    {
+                        "entity_id": row_id,
+                        "component_id": component_id,
+                        "component_type": uid,
+                        "field": attribute.name,
+                        # Strapi leaves the order of a single component NULL.
+                        "order": float(index) if ordered else None,
+                    }
+                    for index, (component_id, uid) in enumerate(kept, start=1)
+                ],
+            )
+
+    # ------------------------------------------------------------ deletes
+
+    async def delete_rows(self, conn: AsyncConnection, model: Model, ids: Sequence[int]) -> None:
+        """Delete entries or component rows and what they own: components (recursively) and
+        media attachments. Link rows and join rows go with the rows (ON DELETE CASCADE)."""
+        if not ids:
+            return
+        join = self.tables.component_joins.get(model.uid)
+        if join is not None:
+            found = await conn.execute(
+                select(join.c.component_type, join.c.component_id).where(join.c.entity_id.in_(ids))
+            )
+            by_type: dict[str, list[int]] = defaultdict(list)
+            for component_type, component_id in found:
+                by_type[component_type].append(int(component_id))
+            for uid, component_ids in by_type.items():
+                component = self.registry.components.get(uid)
+                if component is not None:
+                    await self.delete_rows(conn, component, component_ids)
+        assert self.tables.file_morphs is not None
+        await delete_media_of(conn, self.tables.file_morphs, model.uid, ids)
+        table = self.tables.entity(model.uid)
+        await conn.execute(table.delete().where(table.c.id.in_(ids)))
+
+    # ------------------------------------------------------------ uniqueness
+
+    async def check_unique(
+        self, conn: AsyncConnection, model: Model, write: ModelWrite, row_id: int | None
+    ) -> None:
+        """Unique and uid attributes: no other row may hold the same value.
+
+        On PostgreSQL concurrent writers of the same attribute are serialised with a
+        transaction-scoped advisory lock, so two requests cannot both pass the check.
+        """
+        if not write.unique:
+            return
+        table = self.tables.entity(model.uid)
+        locale = getattr(write, "locale", None)
+        errors: list[FieldError] = []
+        for attribute, value, path in write.unique:
+            if value is None or value == "":
+                continue
+            await self.lock(conn, f"{table.name}.{attribute.column}")
+            condition: Any = table.c[attribute.column] == value
+            if row_id is not None:
+                condition = and_(condition, table.c.id != row_id)
+            # A uid is unique across all locales (Strapi backs it with a global constraint);
+            # other unique attributes of a localized type are unique within their locale.
+            localized = isinstance(model, ContentType) and model.localized
+            if localized and attribute.localized and attribute.type != "uid":
+                if locale is None and row_id is not None:
+                    locale = (
+                        await conn.execute(select(table.c.locale).where(table.c.id == row_id))
+                    ).scalar()
+                condition = and_(condition, table.c.locale == locale)
+            clash = await conn.execute(select(table.c.id).where(condition).limit(1))
+            if clash.first() is not None:
+                errors.append(FieldError(path, MESSAGES["unique"]))
+        if errors:
+            raise ValidationError.from_errors(errors)
