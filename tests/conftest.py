@@ -9,6 +9,7 @@ PostgreSQL is required: when it cannot be reached the suite fails (CONTRACT §1)
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -27,6 +28,8 @@ from contentapi.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "content-types"
+#: Test-only models beside the examples, so that every relation kind exists.
+EXTRA_MODELS = Path(__file__).resolve().parent / "models"
 ADMIN_TOKEN = "test-admin-token"
 POSTGRES_ADMIN_URL = os.environ.get(
     "CONTENTAPI_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
@@ -145,8 +148,18 @@ async def start_app(databases: Databases) -> AsyncIterator[StartApp]:
 
 
 @pytest.fixture(scope="session")
-async def shared_app(databases: Databases) -> AsyncIterator[AppHandle]:
-    handle = AppHandle(create_app(make_settings(await databases.new_url())))
+def test_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example models plus ``tests/models``: every relation kind in one registry."""
+    folder = tmp_path_factory.mktemp("models") / "content-types"
+    shutil.copytree(MODELS, folder)
+    for path in EXTRA_MODELS.glob("*.json"):
+        shutil.copy(path, folder / path.name)
+    return folder
+
+
+@pytest.fixture(scope="session")
+async def shared_app(databases: Databases, test_models: Path) -> AsyncIterator[AppHandle]:
+    handle = AppHandle(create_app(make_settings(await databases.new_url(), test_models)))
     await handle.__aenter__()
     yield handle
     await handle.__aexit__()

@@ -77,11 +77,31 @@ def _owner_link(
         else None
     )
     table = link_table(model.table, attribute.name)
-    owner = RelationLink(table, join_column, inverse_column, owner_order, inverse_order, True)
+    # Only a bidirectional relation constrains the target side (Strapi: one-way oneToOne and
+    # oneToMany let several owners point at the same target).
+    owner_to_one = attribute.relation in ("oneToOne", "manyToOne")
+    target_to_one = attribute.is_bidirectional and attribute.relation in ("oneToOne", "oneToMany")
+    owner = RelationLink(
+        table,
+        join_column,
+        inverse_column,
+        owner_order,
+        inverse_order,
+        owner=True,
+        source_to_one=owner_to_one,
+        target_to_one=target_to_one,
+    )
     inverse = None
     if attribute.inversed_by:
         inverse = RelationLink(
-            table, inverse_column, join_column, inverse_order, owner_order, False
+            table,
+            inverse_column,
+            join_column,
+            inverse_order,
+            owner_order,
+            owner=False,
+            source_to_one=target_to_one,
+            target_to_one=owner_to_one,
         )
     return owner, inverse
 
