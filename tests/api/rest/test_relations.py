@@ -1,4 +1,4 @@
-"""Relation writes: every relation kind × operator form × create/update, both sides in order."""
+"""Relation writes: every relation kind by operator form by create/update, both sides in order."""
 
 from __future__ import annotations
 
