@@ -20,6 +20,8 @@ from contentapi.db.engine import Database
 from contentapi.db.sync import SyncReport, sync_database
 from contentapi.db.tables import ContentTables, build_tables
 from contentapi.entries import EntryService
+from contentapi.entries.serialize import RestSerializer
+from contentapi.query.parse import QueryLimits, QueryParser
 from contentapi.schema import Registry, load_registry
 
 __all__ = ["Runtime"]
@@ -37,6 +39,8 @@ class Runtime:
     tables: ContentTables
     database: Database
     entries: EntryService
+    query_parser: QueryParser
+    serializer: RestSerializer
     token_hasher: TokenHasher | None = None
     jwt_secret: str | None = None
     sync_report: SyncReport = field(default_factory=SyncReport)
@@ -50,7 +54,21 @@ class Runtime:
         tables = build_tables(registry)
         database = Database(settings.database_url, echo=settings.log_sql)
         entries = EntryService(registry, tables, database, locales=settings.locale_codes)
-        return cls(settings, registry, tables, database, entries)
+        limits = QueryLimits(
+            default_limit=settings.rest_default_limit,
+            max_limit=settings.rest_max_limit,
+            with_count=settings.rest_with_count,
+            locales=settings.locale_codes,
+        )
+        return cls(
+            settings,
+            registry,
+            tables,
+            database,
+            entries,
+            QueryParser(registry, limits),
+            RestSerializer(registry),
+        )
 
     async def start(self) -> None:
         self.sync_report = await sync_database(self.database, self.tables)

@@ -1,7 +1,13 @@
-"""Entries → Strapi v4 REST shapes: ``{id, attributes}`` with values rendered as Strapi does.
+"""Entries → Strapi v4 REST shapes, populated attributes included.
 
-Renderers are resolved once per content type (a tuple of (name, render) pairs), so rendering a
-page is one loop per entry with no per-value lookups by type.
+- an entry: ``{id, attributes}``, scalar values rendered as Strapi does;
+- a populated relation: ``{data: entry | null}`` (to-one) or ``{data: [entries]}`` (to-many);
+- populated media: ``{data: file | null}``, ``{data: [files]}`` — and ``{data: null}`` for an
+  empty multiple media field, as Strapi 4.25 answers;
+- a component: the object itself (``id`` and its attributes), no ``data`` wrapper;
+- a dynamic zone: a list of such objects, each with ``__component``.
+
+Renderers are resolved once per model, so rendering is one dictionary lookup per value.
 """
 
 from __future__ import annotations
@@ -10,32 +16,119 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from contentapi.schema.model import ContentType, ScalarAttribute
+from contentapi.query.parse import LOCALIZATIONS
+from contentapi.query.populate import RelationCount
+from contentapi.schema.model import (
+    ComponentAttribute,
+    ContentType,
+    DynamicZoneAttribute,
+    MediaAttribute,
+    Model,
+    RelationAttribute,
+    ScalarAttribute,
+)
+from contentapi.schema.registry import Registry
 from contentapi.values import render_value
 
 __all__ = ["RestSerializer"]
 
+Render = Callable[[Any], Any]
 _SYSTEM_TYPES = {"createdAt": "datetime", "updatedAt": "datetime", "publishedAt": "datetime"}
+_FILE_TYPES = {"createdAt": "datetime", "updatedAt": "datetime", "size": "decimal"}
 
 
 class RestSerializer:
-    """Renders entries of one content type for REST."""
+    """Renders entries of every model of a registry for REST."""
 
-    def __init__(self, content_type: ContentType) -> None:
-        renderers: dict[str, Callable[[Any], Any]] = {}
-        for attribute in content_type.attributes.values():
-            if isinstance(attribute, ScalarAttribute):
-                renderers[attribute.name] = partial(render_value, attribute.type)
-        for name, kind in _SYSTEM_TYPES.items():
-            renderers[name] = partial(render_value, kind)
-        self._renderers = renderers
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self._renderers: dict[str, dict[str, Render]] = {}
 
-    def entry(self, entry: dict[str, Any]) -> dict[str, Any]:
+    # ------------------------------------------------------------ public
+
+    def entry(self, model: ContentType, entry: dict[str, Any]) -> dict[str, Any]:
         """``{id, attributes}`` of one entry."""
-        renderers = self._renderers
-        attributes = {
+        return {"id": entry["id"], "attributes": self._attributes(model, entry)}
+
+    def entries(self, model: ContentType, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [self.entry(model, entry) for entry in entries]
+
+    # ------------------------------------------------------------ internals
+
+    def _attributes(self, model: Model, entry: dict[str, Any]) -> dict[str, Any]:
+        renderers = self._renderers_of(model)
+        return {
             name: (renderers[name](value) if name in renderers else value)
             for name, value in entry.items()
             if name != "id"
         }
-        return {"id": entry["id"], "attributes": attributes}
+
+    def _renderers_of(self, model: Model) -> dict[str, Render]:
+        found = self._renderers.get(model.uid)
+        if found is None:
+            found = self._build(model)
+            self._renderers[model.uid] = found
+        return found
+
+    def _build(self, model: Model) -> dict[str, Render]:
+        renderers: dict[str, Render] = {}
+        for name, attribute in model.attributes.items():
+            if isinstance(attribute, ScalarAttribute):
+                renderers[name] = partial(render_value, attribute.type)
+            elif isinstance(attribute, RelationAttribute):
+                target = self.registry.content_types[attribute.target]
+                renderers[name] = partial(self._relation, target, attribute.is_to_many)
+            elif isinstance(attribute, MediaAttribute):
+                renderers[name] = partial(self._media, attribute.multiple)
+            elif isinstance(attribute, ComponentAttribute):
+                component = self.registry.components[attribute.component]
+                renderers[name] = partial(self._component_field, component)
+            elif isinstance(attribute, DynamicZoneAttribute):
+                renderers[name] = self._zone
+        for name, kind in _SYSTEM_TYPES.items():
+            renderers[name] = partial(render_value, kind)
+        if isinstance(model, ContentType) and model.localized:
+            renderers[LOCALIZATIONS] = partial(self._relation, model, True)
+        return renderers
+
+    def _relation(self, target: ContentType, to_many: bool, value: Any) -> dict[str, Any]:
+        if isinstance(value, RelationCount):
+            return {"data": {"attributes": {"count": value.count}}}
+        if to_many:
+            return {"data": [self.entry(target, item) for item in value or []]}
+        return {"data": self.entry(target, value) if value is not None else None}
+
+    def _file(self, file: dict[str, Any]) -> dict[str, Any]:
+        attributes = {
+            name: (render_value(_FILE_TYPES[name], value) if name in _FILE_TYPES else value)
+            for name, value in file.items()
+            if name != "id"
+        }
+        return {"id": file["id"], "attributes": attributes}
+
+    def _media(self, multiple: bool, value: Any) -> dict[str, Any]:
+        if multiple:
+            return {"data": [self._file(item) for item in value] if value else None}
+        return {"data": self._file(value) if value is not None else None}
+
+    def _component(self, item: dict[str, Any]) -> dict[str, Any]:
+        uid = item.get("__component")
+        component = self.registry.components[uid] if uid else None
+        return item if component is None else self._inline(component, item)
+
+    def _inline(self, component: Model, item: dict[str, Any]) -> dict[str, Any]:
+        renderers = self._renderers_of(component)
+        return {
+            name: (renderers[name](value) if name in renderers else value)
+            for name, value in item.items()
+        }
+
+    def _component_field(self, component: Model, value: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(value, list):
+            return [self._inline(component, item) for item in value]
+        return self._inline(component, value)
+
+    def _zone(self, value: Any) -> list[dict[str, Any]]:
+        return [self._component(item) for item in value or []]

@@ -14,7 +14,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, Table, and_, func, select, true
+from sqlalchemy import ColumnElement, Select, and_, func, select
 from sqlalchemy.exc import DataError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -26,20 +26,16 @@ from contentapi.entries.nested import load_nested
 from contentapi.entries.writer import Writer
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import ReadQuery
+from contentapi.query.compile import Compiler
+from contentapi.query.populate import Populator, select_columns
 from contentapi.schema.model import ContentType
 from contentapi.schema.registry import Registry
 
 __all__ = ["Entry", "EntryService", "Page"]
 
-Entry = dict[str, Any]
+Columns = list[tuple[str, str]]
 
-#: System columns every entry carries, in Strapi's response order.
-_SYSTEM_COLUMNS = (
-    ("created_at", "createdAt"),
-    ("updated_at", "updatedAt"),
-    ("published_at", "publishedAt"),
-    ("locale", "locale"),
-)
+Entry = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,20 +44,6 @@ class Page:
 
     entries: list[Entry]
     total: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class _ReadPlan:
-    """The columns to select for a content type and the attribute name of each."""
-
-    table: Table
-    columns: tuple[tuple[str, str], ...]  # (column, attribute name)
-
-    def select(self) -> Select[Any]:
-        return select(*(self.table.c[column] for column, _ in self.columns))
-
-    def to_entry(self, row: Mapping[str, Any]) -> Entry:
-        return {name: row[column] for column, name in self.columns}
 
 
 class EntryService:
@@ -80,90 +62,101 @@ class EntryService:
         self.database = database
         self.locales = locales
         self.writer = Writer(registry, tables, is_sqlite=database.is_sqlite)
-        self._plans = {
-            uid: self._read_plan(content_type)
-            for uid, content_type in registry.content_types.items()
-        }
-
-    def _read_plan(self, content_type: ContentType) -> _ReadPlan:
-        table = self.tables.entity(content_type.uid)
-        columns: list[tuple[str, str]] = [("id", "id")]
-        columns += [
-            (attribute.column, attribute.name)
-            for attribute in content_type.scalars()
-            if not attribute.private
-        ]
-        columns += [(column, name) for column, name in _SYSTEM_COLUMNS if column in table.c]
-        return _ReadPlan(table, tuple(columns))
+        self.compiler = Compiler(registry, tables, database.dialect)
+        self.populator = Populator(registry, tables, self.compiler, locales[0])
 
     def content_type(self, uid: str) -> ContentType:
         return self.registry.content_types[uid]
 
     # ----------------------------------------------------------------- reads
 
-    def _visible(self, content_type: ContentType, query: ReadQuery) -> ColumnElement[bool]:
-        """Publication state and locale: which rows a read may see at all."""
+    def _where(self, content_type: ContentType, query: ReadQuery) -> ColumnElement[bool]:
         table = self.tables.entity(content_type.uid)
-        conditions: list[ColumnElement[bool]] = []
-        if content_type.draft_and_publish and query.publication_state == "live":
-            conditions.append(table.c.published_at.is_not(None))
-        if content_type.localized:
-            conditions.append(table.c.locale == (query.locale or self.locales[0]))
-        return and_(true(), *conditions)
+        return and_(
+            self.compiler.visible(
+                content_type, table, query.publication_state, query.locale, self.locales[0]
+            ),
+            self.compiler.where(content_type, table, query.filters),
+        )
+
+    def _select(self, content_type: ContentType, query: ReadQuery) -> tuple[Select[Any], Columns]:
+        table = self.tables.entity(content_type.uid)
+        columns = select_columns(content_type, query.fields)
+        return select(*(table.c[column] for column, _ in columns)), columns
+
+    async def _entries(
+        self,
+        conn: AsyncConnection,
+        content_type: ContentType,
+        statement: Select[Any],
+        columns: Columns,
+        query: ReadQuery,
+    ) -> list[Entry]:
+        rows = (await conn.execute(statement)).mappings().all()
+        entries = [{name: row[column] for column, name in columns} for row in rows]
+        await self.populator.run(
+            conn, content_type, entries, query.populate, query.publication_state
+        )
+        return entries
 
     async def find_many(self, uid: str, query: ReadQuery) -> Page:
+        """A page of entries: filtered, sorted, paginated, with fields and populate."""
         content_type = self.content_type(uid)
-        plan = self._plans[uid]
-        where = self._visible(content_type, query)
+        table = self.tables.entity(uid)
+        where = self._where(content_type, query)
+        statement, columns = self._select(content_type, query)
         statement = (
-            plan.select()
-            .where(where)
-            .order_by(plan.table.c.id)
+            statement.where(where)
+            .order_by(*self.compiler.order_by(content_type, table, query.sort))
             .limit(query.pagination.limit)
             .offset(query.pagination.offset)
         )
         async with self.database.read() as conn:
-            rows = (await conn.execute(statement)).mappings().all()
+            entries = await self._entries(conn, content_type, statement, columns, query)
             total = None
             if query.pagination.with_count:
-                total = await self._count(conn, plan.table, where)
-        return Page([plan.to_entry(row) for row in rows], total)
+                count = select(func.count()).select_from(table).where(where)
+                total = int((await conn.execute(count)).scalar_one())
+        return Page(entries, total)
 
     async def count(self, uid: str, query: ReadQuery) -> int:
         content_type = self.content_type(uid)
+        table = self.tables.entity(uid)
+        statement = select(func.count()).select_from(table).where(self._where(content_type, query))
         async with self.database.read() as conn:
-            return await self._count(
-                conn, self._plans[uid].table, self._visible(content_type, query)
-            )
-
-    @staticmethod
-    async def _count(conn: AsyncConnection, table: Table, where: ColumnElement[bool]) -> int:
-        statement = select(func.count()).select_from(table).where(where)
-        return int((await conn.execute(statement)).scalar_one())
+            return int((await conn.execute(statement)).scalar_one())
 
     async def find_one(self, uid: str, entry_id: int, query: ReadQuery) -> Entry | None:
         """One entry by id, honouring the publication state (a draft is absent in ``live``)."""
-        content_type = self.content_type(uid)
-        plan = self._plans[uid]
-        where = plan.table.c.id == entry_id
-        if content_type.draft_and_publish and query.publication_state == "live":
-            where = and_(where, plan.table.c.published_at.is_not(None))
         async with self.database.read() as conn:
-            row = (await conn.execute(plan.select().where(where))).mappings().first()
-        return plan.to_entry(row) if row is not None else None
+            return await self._find_by_id(conn, self.content_type(uid), entry_id, query)
+
+    async def _find_by_id(
+        self,
+        conn: AsyncConnection,
+        content_type: ContentType,
+        entry_id: int,
+        query: ReadQuery,
+        *,
+        any_state: bool = False,
+    ) -> Entry | None:
+        table = self.tables.entity(content_type.uid)
+        where: ColumnElement[bool] = table.c.id == entry_id
+        if content_type.draft_and_publish and query.publication_state == "live" and not any_state:
+            where = and_(where, table.c.published_at.is_not(None))
+        statement, columns = self._select(content_type, query)
+        entries = await self._entries(conn, content_type, statement.where(where), columns, query)
+        return entries[0] if entries else None
 
     async def find_single(self, uid: str, query: ReadQuery) -> Entry | None:
         """The entry of a single type (per locale when localized)."""
-        plan = self._plans[uid]
-        statement = (
-            plan.select()
-            .where(self._visible(self.content_type(uid), query))
-            .order_by(plan.table.c.id)
-            .limit(1)
-        )
+        content_type = self.content_type(uid)
+        table = self.tables.entity(uid)
+        statement, columns = self._select(content_type, query)
+        statement = statement.where(self._where(content_type, query)).order_by(table.c.id).limit(1)
         async with self.database.read() as conn:
-            row = (await conn.execute(statement)).mappings().first()
-        return plan.to_entry(row) if row is not None else None
+            entries = await self._entries(conn, content_type, statement, columns, query)
+        return entries[0] if entries else None
 
     async def nested_state(self, uid: str, entry_id: int) -> dict[str, Any]:
         """Everything an entry owns beyond its scalars: related ids (in this side's order),
@@ -176,15 +169,18 @@ class EntryService:
 
     # ---------------------------------------------------------------- writes
 
-    async def create(self, uid: str, data: Any) -> Entry:
+    async def create(self, uid: str, data: Any, query: ReadQuery | None = None) -> Entry:
+        """Create an entry; answered with ``query``'s fields and populate."""
         content_type = self.content_type(uid)
         write = self._parse(content_type, data, creating=True)
         await _hash_passwords(write)
         async with self._writing() as conn:
             entry_id = await self.writer.insert_row(conn, content_type, write)
-            return await self._read_back_existing(conn, content_type, entry_id)
+            return await self._read_back_existing(conn, content_type, entry_id, query)
 
-    async def update(self, uid: str, entry_id: int, data: Any) -> Entry:
+    async def update(
+        self, uid: str, entry_id: int, data: Any, query: ReadQuery | None = None
+    ) -> Entry:
         content_type = self.content_type(uid)
         was_draft = False
         if content_type.draft_and_publish:
@@ -198,32 +194,32 @@ class EntryService:
             if not await self._lock_entry(conn, content_type, entry_id):
                 raise NotFoundError()
             await self.writer.update_row(conn, content_type, entry_id, write)
-            return await self._read_back_existing(conn, content_type, entry_id)
+            return await self._read_back_existing(conn, content_type, entry_id, query)
 
-    async def delete(self, uid: str, entry_id: int) -> Entry:
+    async def delete(self, uid: str, entry_id: int, query: ReadQuery | None = None) -> Entry:
         content_type = self.content_type(uid)
         async with self._writing() as conn:
             if not await self._lock_entry(conn, content_type, entry_id):
                 raise NotFoundError()
-            entry = await self._read_back_existing(conn, content_type, entry_id)
+            entry = await self._read_back_existing(conn, content_type, entry_id, query)
             await self.writer.delete_rows(conn, content_type, [entry_id])
         return entry
 
-    async def upsert_single(self, uid: str, data: Any, locale: str | None = None) -> Entry:
+    async def upsert_single(
+        self, uid: str, data: Any, locale: str | None = None, query: ReadQuery | None = None
+    ) -> Entry:
         """``PUT /api/<single>``: update the single entry, creating it the first time."""
         content_type = self.content_type(uid)
-        plan = self._plans[uid]
+        table = self.tables.entity(uid)
         async with self._writing() as conn:
             # Two first PUTs at once must not create two entries of a single type.
-            await self.writer.lock(conn, plan.table.name)
-            where = self._visible(
-                content_type, ReadQuery(publication_state="preview", locale=locale)
-            )
-            columns = [plan.table.c.id]
+            await self.writer.lock(conn, table.name)
+            where = self._where(content_type, ReadQuery(publication_state="preview", locale=locale))
+            columns = [table.c.id]
             if content_type.draft_and_publish:
-                columns.append(plan.table.c.published_at)
+                columns.append(table.c.published_at)
             existing = (
-                await conn.execute(select(*columns).where(where).order_by(plan.table.c.id))
+                await conn.execute(select(*columns).where(where).order_by(table.c.id))
             ).first()
             payload = dict(data) if isinstance(data, Mapping) else data
             if existing is None and content_type.localized and isinstance(payload, dict):
@@ -242,19 +238,21 @@ class EntryService:
             else:
                 entry_id = int(existing.id)
                 await self.writer.update_row(conn, content_type, entry_id, write)
-            return await self._read_back_existing(conn, content_type, entry_id)
+            return await self._read_back_existing(conn, content_type, entry_id, query)
 
-    async def delete_single(self, uid: str, locale: str | None = None) -> Entry:
+    async def delete_single(
+        self, uid: str, locale: str | None = None, query: ReadQuery | None = None
+    ) -> Entry:
         content_type = self.content_type(uid)
-        plan = self._plans[uid]
-        where = self._visible(content_type, ReadQuery(publication_state="preview", locale=locale))
+        table = self.tables.entity(uid)
+        where = self._where(content_type, ReadQuery(publication_state="preview", locale=locale))
         async with self._writing() as conn:
             existing = (
-                await conn.execute(select(plan.table.c.id).where(where).order_by(plan.table.c.id))
+                await conn.execute(select(table.c.id).where(where).order_by(table.c.id))
             ).scalar()
             if existing is None:
                 raise NotFoundError()
-            entry = await self._read_back_existing(conn, content_type, int(existing))
+            entry = await self._read_back_existing(conn, content_type, int(existing), query)
             await self.writer.delete_rows(conn, content_type, [int(existing)])
         return entry
 
@@ -298,13 +296,18 @@ class EntryService:
         return "draft" if row.published_at is None else "published"
 
     async def _read_back_existing(
-        self, conn: AsyncConnection, content_type: ContentType, entry_id: int
+        self,
+        conn: AsyncConnection,
+        content_type: ContentType,
+        entry_id: int,
+        query: ReadQuery | None,
     ) -> Entry:
-        plan = self._plans[content_type.uid]
-        row = (
-            (await conn.execute(plan.select().where(plan.table.c.id == entry_id))).mappings().one()
+        """The written entry as the response shows it (whatever its publication state)."""
+        found = await self._find_by_id(
+            conn, content_type, entry_id, query or ReadQuery(), any_state=True
         )
-        return plan.to_entry(row)
+        assert found is not None
+        return found
 
 
 async def _hash_passwords(write: ModelWrite) -> None:

@@ -1,15 +1,35 @@
-"""The typed read query every protocol hands to the entry service.
+"""The typed read query: what every protocol hands to the entry service.
 
-Only what the service needs today: pagination, publication state and locale. The query
-language issue adds filters, sort, fields and populate to the same objects.
+``parse.py`` builds these from a parsed query string, validated against the content type;
+``compile.py`` and ``populate.py`` turn them into SQL. Nodes are frozen so that a query shape
+can be cached and shared.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
-__all__ = ["OffsetPagination", "PagePagination", "Pagination", "PublicationState", "ReadQuery"]
+__all__ = [
+    "And",
+    "Comparison",
+    "ComponentPopulate",
+    "DynamicZonePopulate",
+    "Filter",
+    "MediaPopulate",
+    "Not",
+    "OffsetPagination",
+    "Or",
+    "PagePagination",
+    "Pagination",
+    "Populate",
+    "PopulateNode",
+    "PublicationState",
+    "ReadQuery",
+    "RelationPopulate",
+    "SortKey",
+    "Through",
+]
 
 PublicationState = Literal["live", "preview"]
 
@@ -43,10 +63,115 @@ class OffsetPagination:
 Pagination = PagePagination | OffsetPagination
 
 
+# ---------------------------------------------------------------- filters
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """``column <operator> value`` on the current table; ``value`` is already coerced."""
+
+    column: str
+    kind: str  # attribute type, for type-aware operators (string folding, JSON)
+    operator: str
+    value: Any
+    as_text: bool = False  # string operators on numbers compare the column's text
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    items: tuple[Filter, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    items: tuple[Filter, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    item: Filter
+
+
+@dataclass(frozen=True, slots=True)
+class Through:
+    """``filter`` holds for at least one related entry or component row (an ``EXISTS``).
+
+    ``via`` is the model owning ``attribute``; ``target`` the uid of the related model.
+    ``negated`` asks for no such row (``$null`` on a relation).
+    """
+
+    via: str
+    attribute: str
+    target: str
+    filter: Filter | None
+    negated: bool = False
+
+
+Filter = Comparison | And | Or | Not | Through
+
+
+# ---------------------------------------------------------------- sort
+
+
+@dataclass(frozen=True, slots=True)
+class SortKey:
+    """Sort on ``column`` of the model reached through ``path`` (relation names, possibly empty)."""
+
+    path: tuple[str, ...]
+    column: str
+    kind: str
+    descending: bool = False
+
+
+# ---------------------------------------------------------------- populate
+
+
+@dataclass(frozen=True, slots=True)
+class RelationPopulate:
+    """Populate a relation: its entries' ``fields``, filtered, sorted, with their own populate."""
+
+    fields: tuple[str, ...] | None = None
+    filters: Filter | None = None
+    sort: tuple[SortKey, ...] = ()
+    populate: Populate = field(default_factory=dict)
+    limit: int | None = None
+    offset: int = 0
+    count: bool = False  # answer only the number of related entries
+
+
+@dataclass(frozen=True, slots=True)
+class MediaPopulate:
+    fields: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentPopulate:
+    """Populate a component attribute; ``populate`` applies to the component's own attributes."""
+
+    fields: tuple[str, ...] | None = None
+    populate: Populate = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class DynamicZonePopulate:
+    """Populate a dynamic zone: ``shared`` for every component, or per component uid (``on``)."""
+
+    shared: Populate = field(default_factory=dict)
+    on: dict[str, ComponentPopulate] | None = None
+
+
+PopulateNode = RelationPopulate | MediaPopulate | ComponentPopulate | DynamicZonePopulate
+Populate = dict[str, PopulateNode]
+
+
 @dataclass(frozen=True, slots=True)
 class ReadQuery:
-    """What to read: the page, which publication state, which locale (``None``: default)."""
+    """What to read: filters, order, page, fields, populate, publication state and locale."""
 
     pagination: Pagination = field(default_factory=PagePagination)
     publication_state: PublicationState = "live"
     locale: str | None = None
+    filters: Filter | None = None
+    sort: tuple[SortKey, ...] = ()
+    fields: tuple[str, ...] | None = None
+    populate: Populate = field(default_factory=dict)

@@ -1,4 +1,4 @@
-"""REST handlers of one content type: request → permission → entry service → envelope.
+"""REST handlers of one content type: request → permission → query → entry service → envelope.
 
 One handler per path dispatches on the method, so that a wrong method gets a 405 whose
 ``Allow`` header lists every method of that path (as Strapi's router does).
@@ -6,20 +6,22 @@ One handler per path dispatches on the method, so that a wrong method gets a 405
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import Request
 from starlette.responses import Response
 
 from contentapi.auth.deps import require
-from contentapi.entries.serialize import RestSerializer
 from contentapi.errors import NotFoundError
-from contentapi.query.ast import PagePagination, ReadQuery
+from contentapi.query.ast import ReadQuery
+from contentapi.query.qs import parse_query
 from contentapi.rest.body import read_data
 from contentapi.rest.envelope import list_envelope, single_envelope
 from contentapi.rest.responses import OrjsonResponse
 from contentapi.runtime import Runtime
 from contentapi.schema.model import ContentType
 
-__all__ = ["Resource", "parse_entry_id"]
+__all__ = ["Resource", "parse_entry_id", "query_params"]
 
 
 def parse_entry_id(raw: str) -> int:
@@ -29,33 +31,40 @@ def parse_entry_id(raw: str) -> int:
     return int(raw)
 
 
+def query_params(request: Request) -> dict[str, Any]:
+    """The query string parsed exactly as Strapi's ``qs`` options parse it."""
+    raw: bytes = request.scope.get("query_string", b"")
+    return parse_query(raw.decode("utf-8", errors="replace"))
+
+
 class Resource:
     """The routes of one content type, bound to its uid."""
 
     def __init__(self, content_type: ContentType) -> None:
         self.content_type = content_type
         self.uid = content_type.uid
-        self.serializer = RestSerializer(content_type)
 
     def _action(self, name: str) -> str:
         return f"{self.uid}.{name}"
 
-    def _read_query(self, request: Request) -> ReadQuery:
-        runtime: Runtime = request.app.state.runtime
-        return ReadQuery(pagination=_default_page(runtime))
+    def _entry_query(self, runtime: Runtime, request: Request) -> ReadQuery:
+        return runtime.query_parser.entry_query(self.content_type, query_params(request))
+
+    def _single(self, runtime: Runtime, entry: dict[str, Any]) -> OrjsonResponse:
+        return OrjsonResponse(single_envelope(runtime.serializer.entry(self.content_type, entry)))
 
     async def collection(self, request: Request) -> Response:
         """``GET /api/P`` (find) and ``POST /api/P`` (create)."""
         runtime: Runtime = request.app.state.runtime
         if request.method == "POST":
             await require(request, self._action("create"))
+            query = self._entry_query(runtime, request)
             data = await read_data(request)
-            entry = await runtime.entries.create(self.uid, data)
-            return OrjsonResponse(single_envelope(self.serializer.entry(entry)))
+            return self._single(runtime, await runtime.entries.create(self.uid, data, query))
         await require(request, self._action("find"))
-        query = self._read_query(request)
+        query = runtime.query_parser.read_query(self.content_type, query_params(request))
         page = await runtime.entries.find_many(self.uid, query)
-        data = [self.serializer.entry(entry) for entry in page.entries]
+        data = runtime.serializer.entries(self.content_type, page.entries)
         return OrjsonResponse(list_envelope(data, query.pagination, page.total))
 
     async def item(self, request: Request, entry_id: str) -> Response:
@@ -64,39 +73,33 @@ class Resource:
         action = {"PUT": "update", "DELETE": "delete"}.get(request.method, "findOne")
         await require(request, self._action(action))
         parsed_id = parse_entry_id(entry_id)
+        query = self._entry_query(runtime, request)
         if action == "update":
             data = await read_data(request)
-            entry = await runtime.entries.update(self.uid, parsed_id, data)
+            entry = await runtime.entries.update(self.uid, parsed_id, data, query)
         elif action == "delete":
-            entry = await runtime.entries.delete(self.uid, parsed_id)
+            entry = await runtime.entries.delete(self.uid, parsed_id, query)
         else:
-            found = await runtime.entries.find_one(self.uid, parsed_id, self._read_query(request))
+            found = await runtime.entries.find_one(self.uid, parsed_id, query)
             if found is None:
                 raise NotFoundError()
             entry = found
-        return OrjsonResponse(single_envelope(self.serializer.entry(entry)))
+        return self._single(runtime, entry)
 
     async def single(self, request: Request) -> Response:
         """``GET``, ``PUT`` and ``DELETE`` of a single type's ``/api/S``."""
         runtime: Runtime = request.app.state.runtime
         action = {"PUT": "update", "DELETE": "delete"}.get(request.method, "find")
         await require(request, self._action(action))
+        query = self._entry_query(runtime, request)
         if action == "update":
             data = await read_data(request)
-            entry = await runtime.entries.upsert_single(self.uid, data)
+            entry = await runtime.entries.upsert_single(self.uid, data, query.locale, query)
         elif action == "delete":
-            entry = await runtime.entries.delete_single(self.uid)
+            entry = await runtime.entries.delete_single(self.uid, query.locale, query)
         else:
-            found = await runtime.entries.find_single(self.uid, self._read_query(request))
+            found = await runtime.entries.find_single(self.uid, query)
             if found is None:
                 raise NotFoundError()
             entry = found
-        return OrjsonResponse(single_envelope(self.serializer.entry(entry)))
-
-
-def _default_page(runtime: Runtime) -> PagePagination:
-    return PagePagination(
-        page=1,
-        page_size=runtime.settings.rest_default_limit,
-        with_count=runtime.settings.rest_with_count,
-    )
+        return self._single(runtime, entry)

@@ -1,0 +1,214 @@
+"""Query AST → SQLAlchemy expressions: WHERE, ORDER BY, and the visibility of entries.
+
+- A filter through a relation or component compiles to ``EXISTS (…)`` correlated on the outer
+  row, so a parent matching through several related rows appears once and ``count(*)`` over the
+  same WHERE is exact.
+- A sort through a relation or component compiles to a correlated ``MIN`` (ascending) or
+  ``MAX`` (descending) sub-query, so each parent appears once even through a to-many relation.
+- Every ORDER BY ends with the primary key; ``NULLS LAST`` ascending and ``NULLS FIRST``
+  descending (PostgreSQL's defaults) and byte-wise string order (``COLLATE "C"`` on PostgreSQL,
+  SQLite's ``BINARY``) make SQLite and PostgreSQL return the same order for the same data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    FromClause,
+    String,
+    and_,
+    cast,
+    exists,
+    func,
+    not_,
+    or_,
+    select,
+    true,
+)
+from sqlalchemy.sql.elements import UnaryExpression
+
+from contentapi.db.tables import ContentTables
+from contentapi.query.ast import And, Comparison, Filter, Not, Or, SortKey, Through
+from contentapi.query.operators import OPERATORS, STRING_KINDS
+from contentapi.schema.model import (
+    ComponentAttribute,
+    ContentType,
+    Model,
+    RelationAttribute,
+    RelationLink,
+)
+from contentapi.schema.naming import snake_case
+from contentapi.schema.registry import Registry
+
+__all__ = ["Compiler", "localizations_link"]
+
+
+def localizations_link(tables: ContentTables, model: Model) -> RelationLink:
+    """The localizations of a localized content type, seen as a to-many relation to itself."""
+    assert isinstance(model, ContentType)
+    own = snake_case(f"{model.singular_name}_id")
+    return RelationLink(
+        table=tables.localizations[model.uid].name,
+        source_column=own,
+        target_column=f"inv_{own}",
+        order_column=snake_case(f"{model.singular_name}_order"),
+        inverse_order_column=None,
+        owner=True,
+    )
+
+
+class Compiler:
+    """Compiles filters and sorts of any model of the registry for one SQL dialect."""
+
+    def __init__(self, registry: Registry, tables: ContentTables, dialect: str) -> None:
+        self.registry = registry
+        self.tables = tables
+        self.dialect = dialect
+
+    def model(self, uid: str) -> Model:
+        return self.registry.model(uid)
+
+    # ------------------------------------------------------------ visibility
+
+    def visible(
+        self,
+        content_type: ContentType,
+        table: FromClause,
+        publication_state: str,
+        locale: str | None,
+        default_locale: str | None,
+    ) -> ColumnElement[bool]:
+        """Rows a read may see: published ones in ``live``; one locale when localized."""
+        conditions: list[ColumnElement[bool]] = []
+        if content_type.draft_and_publish and publication_state == "live":
+            conditions.append(table.c.published_at.is_not(None))
+        if content_type.localized and locale != "all" and default_locale is not None:
+            conditions.append(table.c.locale == (locale or default_locale))
+        return and_(true(), *conditions)
+
+    # ------------------------------------------------------------ filters
+
+    def where(self, model: Model, table: FromClause, node: Filter | None) -> ColumnElement[bool]:
+        if node is None:
+            return true()
+        if isinstance(node, Comparison):
+            operator = OPERATORS[node.operator]
+            column: Any = table.c[node.column]
+            if node.as_text:
+                column = cast(column, String)
+            return operator.build(column, node.value, self.dialect)
+        if isinstance(node, And):
+            return and_(*(self.where(model, table, item) for item in node.items))
+        if isinstance(node, Or):
+            return or_(*(self.where(model, table, item) for item in node.items))
+        if isinstance(node, Not):
+            return not_(self.where(model, table, node.item))
+        return self._exists(model, table, node)
+
+    def _exists(self, model: Model, outer: FromClause, node: Through) -> ColumnElement[bool]:
+        attribute = model.attributes.get(node.attribute)
+        target = self.model(node.target)
+        target_table = self.tables.entity(target.uid).alias()
+        if attribute is None or isinstance(attribute, RelationAttribute):
+            link = (
+                model.links[node.attribute]
+                if attribute is not None
+                else localizations_link(self.tables, model)
+            )
+            link_table = (
+                self.tables.link(link).alias()
+                if attribute is not None
+                else self.tables.localizations[model.uid].alias()
+            )
+            condition = link_table.c[link.source_column] == outer.c.id
+            if node.filter is None:
+                found = exists().where(condition)
+            else:
+                found = exists().where(
+                    condition,
+                    target_table.c.id == link_table.c[link.target_column],
+                    self.where(target, target_table, node.filter),
+                )
+        else:
+            assert isinstance(attribute, ComponentAttribute)
+            join = self.tables.component_joins[model.uid].alias()
+            condition = and_(
+                join.c.entity_id == outer.c.id,
+                join.c.field == node.attribute,
+                join.c.component_type == target.uid,
+            )
+            if node.filter is None:
+                found = exists().where(condition)
+            else:
+                found = exists().where(
+                    condition,
+                    target_table.c.id == join.c.component_id,
+                    self.where(target, target_table, node.filter),
+                )
+        return not_(found) if node.negated else found
+
+    # ------------------------------------------------------------ sort
+
+    def order_by(
+        self, model: Model, table: FromClause, keys: Sequence[SortKey]
+    ) -> list[UnaryExpression[Any]]:
+        """ORDER BY terms for ``keys``, always ending with the primary key."""
+        terms: list[UnaryExpression[Any]] = []
+        for key in keys:
+            if key.path:
+                expression: Any = self._related_value(model, table, key)
+            else:
+                expression = table.c[key.column]
+            if key.kind in STRING_KINDS and self.dialect == "postgresql":
+                expression = expression.collate("C")
+            terms.append(
+                expression.desc().nulls_first() if key.descending else expression.asc().nulls_last()
+            )
+        terms.append(table.c.id.asc())
+        return terms
+
+    def _related_value(self, model: Model, outer: FromClause, key: SortKey) -> Any:
+        """Correlated ``MIN``/``MAX`` of a column reached through relations or components."""
+        current: Model = model
+        source: Any = outer.c.id
+        joins: list[tuple[FromClause, ColumnElement[bool]]] = []
+        anchor: ColumnElement[bool] | None = None
+        target_table: FromClause | None = None
+        for step in key.path:
+            attribute = current.attributes[step]
+            if isinstance(attribute, RelationAttribute):
+                link = current.links[step]
+                link_table = self.tables.link(link).alias()
+                following: Model = self.registry.content_types[attribute.target]
+                target_table = self.tables.entity(following.uid).alias()
+                link_condition = link_table.c[link.source_column] == source
+                step_join = target_table.c.id == link_table.c[link.target_column]
+            else:
+                assert isinstance(attribute, ComponentAttribute)
+                link_table = self.tables.component_joins[current.uid].alias()
+                following = self.registry.components[attribute.component]
+                target_table = self.tables.entity(following.uid).alias()
+                link_condition = and_(
+                    link_table.c.entity_id == source,
+                    link_table.c.field == step,
+                    link_table.c.component_type == following.uid,
+                )
+                step_join = target_table.c.id == link_table.c.component_id
+            if anchor is None:
+                anchor = link_condition
+                joins.append((link_table, true()))
+            else:
+                joins.append((link_table, link_condition))
+            joins.append((target_table, step_join))
+            source = target_table.c.id
+            current = following
+        assert anchor is not None and target_table is not None
+        from_clause: Any = joins[0][0]
+        for joined, on in joins[1:]:
+            from_clause = from_clause.join(joined, on)
+        column = target_table.c[key.column]
+        aggregate = func.max(column) if key.descending else func.min(column)
+        return select(aggregate).select_from(from_clause).where(anchor).scalar_subquery()

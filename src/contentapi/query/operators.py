@@ -1,0 +1,141 @@
+"""The filter operators of the spec: one table, name → value shape and SQL builder.
+
+String matching (``$contains``, ``$startsWith``, ``$endsWith`` and their ``i`` / ``not`` forms)
+is built from position and substring functions, not ``LIKE``: the value is matched literally
+(``%`` and ``_`` are ordinary characters, CONTRACT §8), case-sensitively unless the operator
+ends in ``i``, and identically on SQLite and PostgreSQL (SQLite's ``LIKE`` ignores case).
+The only dialect difference — the name of the "position of substring" function — is in
+``_position``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sqlalchemy import ColumnElement, and_, func, not_
+from sqlalchemy.sql.elements import ColumnElement as Column
+
+__all__ = ["LOGICAL", "OPERATORS", "STRING_KINDS", "Operator"]
+
+Shape = Literal["scalar", "list", "pair", "boolean"]
+Builder = Callable[[Column[Any], Any, str], ColumnElement[bool]]
+
+STRING_KINDS = frozenset({"string", "text", "richtext", "email", "uid", "enumeration"})
+LOGICAL = frozenset({"$and", "$or", "$not"})
+
+
+@dataclass(frozen=True, slots=True)
+class Operator:
+    """``shape``: what value the operator takes; ``strings_only``: only on string attributes."""
+
+    name: str
+    shape: Shape
+    build: Builder
+    strings_only: bool = False
+
+
+def _position(column: Column[Any], value: str, dialect: str) -> ColumnElement[Any]:
+    if dialect == "postgresql":
+        return func.strpos(column, value)
+    return func.instr(column, value)
+
+
+def _fold(column: Column[Any], value: str, insensitive: bool) -> tuple[Column[Any], str]:
+    return (func.lower(column), value.lower()) if insensitive else (column, value)
+
+
+def _contains(insensitive: bool) -> Builder:
+    def build(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+        folded, text = _fold(column, str(value), insensitive)
+        return _position(folded, text, dialect) > 0
+
+    return build
+
+
+def _starts(insensitive: bool) -> Builder:
+    def build(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+        folded, text = _fold(column, str(value), insensitive)
+        return func.substr(folded, 1, len(text)) == text
+
+    return build
+
+
+def _ends(insensitive: bool) -> Builder:
+    def build(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+        folded, text = _fold(column, str(value), insensitive)
+        if not text:
+            return folded.is_not(None)
+        return func.substr(folded, func.length(folded) - len(text) + 1) == text
+
+    return build
+
+
+def _negate(builder: Builder) -> Builder:
+    def build(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+        return not_(builder(column, value, dialect))
+
+    return build
+
+
+def _eq(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+    if value is None:
+        return column.is_(None)
+    if isinstance(value, list):  # Strapi: `$eq` with an array means `$in`
+        return column.in_(value)
+    return column == value
+
+
+def _ne(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+    if value is None:
+        return column.is_not(None)
+    if isinstance(value, list):
+        return column.not_in(value)
+    return column != value
+
+
+def _eqi(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+    if value is None:
+        return column.is_(None)
+    return func.lower(column) == str(value).lower()
+
+
+def _null(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+    return column.is_(None) if value else column.is_not(None)
+
+
+def _not_null(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+    return column.is_not(None) if value else column.is_(None)
+
+
+def _between(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+    low, high = value
+    return and_(column >= low, column <= high)
+
+
+_OPERATORS = [
+    Operator("$eq", "scalar", _eq),
+    Operator("$ne", "scalar", _ne),
+    Operator("$eqi", "scalar", _eqi, strings_only=True),
+    Operator("$nei", "scalar", _negate(_eqi), strings_only=True),
+    Operator("$lt", "scalar", lambda c, v, d: c < v),
+    Operator("$lte", "scalar", lambda c, v, d: c <= v),
+    Operator("$gt", "scalar", lambda c, v, d: c > v),
+    Operator("$gte", "scalar", lambda c, v, d: c >= v),
+    Operator("$in", "list", lambda c, v, d: c.in_(v)),
+    Operator("$notIn", "list", lambda c, v, d: c.not_in(v)),
+    Operator("$contains", "scalar", _contains(False), strings_only=True),
+    Operator("$notContains", "scalar", _negate(_contains(False)), strings_only=True),
+    Operator("$containsi", "scalar", _contains(True), strings_only=True),
+    Operator("$notContainsi", "scalar", _negate(_contains(True)), strings_only=True),
+    Operator("$startsWith", "scalar", _starts(False), strings_only=True),
+    Operator("$startsWithi", "scalar", _starts(True), strings_only=True),
+    Operator("$endsWith", "scalar", _ends(False), strings_only=True),
+    Operator("$endsWithi", "scalar", _ends(True), strings_only=True),
+    Operator("$null", "boolean", _null),
+    Operator("$notNull", "boolean", _not_null),
+    Operator("$between", "pair", _between),
+]
+
+OPERATORS: dict[str, Operator] = {operator.name: operator for operator in _OPERATORS}

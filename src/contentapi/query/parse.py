@@ -1,0 +1,610 @@
+"""Parsed query string (``qs.parse_query``'s dict) → ``ReadQuery``, validated against the model.
+
+Every rejection of a REST query happens here, as a ``ValidationError``: unknown, private or
+password attributes in ``filters``/``sort``/``fields``, unknown operators, relations in
+``fields``, invalid ``populate`` keys, filters on media or dynamic zones, mixed pagination
+styles, non-integer pagination values, an invalid ``publicationState`` or ``locale``. Out of
+range pagination values are clamped as Strapi does (CONTRACT §8).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from contentapi.errors import ValidationError
+from contentapi.query.ast import (
+    And,
+    Comparison,
+    ComponentPopulate,
+    DynamicZonePopulate,
+    Filter,
+    MediaPopulate,
+    Not,
+    OffsetPagination,
+    Or,
+    PagePagination,
+    Pagination,
+    Populate,
+    PopulateNode,
+    ReadQuery,
+    RelationPopulate,
+    SortKey,
+    Through,
+)
+from contentapi.query.coerce import coerce_filter_value, loose_boolean
+from contentapi.query.fields import invalid_parameter, scalar_field
+from contentapi.query.operators import LOGICAL, OPERATORS, STRING_KINDS
+from contentapi.schema.model import (
+    ComponentAttribute,
+    ContentType,
+    DynamicZoneAttribute,
+    MediaAttribute,
+    Model,
+    RelationAttribute,
+)
+from contentapi.schema.registry import Registry
+
+__all__ = ["QueryLimits", "QueryParser"]
+
+NUMBER_KINDS = frozenset({"integer", "biginteger", "float", "decimal"})
+
+#: A populate pseudo-attribute of localized content types (the other locales of an entry).
+LOCALIZATIONS = "localizations"
+
+
+@dataclass(frozen=True, slots=True)
+class QueryLimits:
+    """``api.rest.*`` settings and the configured locales."""
+
+    default_limit: int = 25
+    max_limit: int = 100
+    with_count: bool = True
+    locales: tuple[str, ...] = ("en",)
+
+
+def _as_list(value: Any) -> list[Any]:
+    """qs gives a list for ``a[0]=…``, but a dict for indexes above its array limit."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, Mapping):
+        return list(value.values())
+    return [value]
+
+
+def _integer(value: Any, name: str) -> int:
+    """A pagination integer as JavaScript's ``Number()`` reads it (``2.0`` and ``1e1`` are
+    integers); anything else is a 400 (Strapi answers 500)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number) and number.is_integer() and abs(number) < 2**53:
+            return int(number)
+    raise ValidationError(f"Invalid {name} parameter. Expected an integer")
+
+
+def push_not(node: Filter, negate: bool = False) -> Filter:
+    """Move every ``$not`` down to the comparisons, and into relation ``EXISTS`` sub-queries.
+
+    Strapi joins related rows and negates per joined row, so ``$not`` over a deep filter means
+    "some related entry does not match" and an entry with no related entry never matches.
+    Pushing the negation inside the ``EXISTS`` gives exactly that.
+    """
+    if isinstance(node, Not):
+        return push_not(node.item, not negate)
+    if isinstance(node, And | Or):
+        parts = tuple(push_not(item, negate) for item in node.items)
+        keep_kind = isinstance(node, And) != negate
+        return And(parts) if keep_kind else Or(parts)
+    if isinstance(node, Through):
+        if node.filter is None:
+            return replace(node, negated=node.negated != negate)
+        return replace(node, filter=push_not(node.filter, negate))
+    return Not(node) if negate else node
+
+
+def _emptiness(node: Mapping[str, Any]) -> bool | None:
+    """For ``{"id": {"$null": flag}}`` / ``{"id": {"$notNull": flag}}`` alone: whether the
+    entry must have no related entry (``True``) or some (``False``); else ``None``."""
+    if set(node) != {"id"} or not isinstance(node["id"], Mapping) or len(node["id"]) != 1:
+        return None
+    ((operator, flag),) = node["id"].items()
+    if operator not in ("$null", "$notNull"):
+        return None
+    return loose_boolean(flag) == (operator == "$null")
+
+
+class QueryParser:
+    """Parses query parameters for the models of one registry."""
+
+    def __init__(self, registry: Registry, limits: QueryLimits) -> None:
+        self.registry = registry
+        self.limits = limits
+
+    # ------------------------------------------------------------ entry point
+
+    def read_query(self, content_type: ContentType, params: Mapping[str, Any]) -> ReadQuery:
+        """``GET /api/P`` parameters → ``ReadQuery``."""
+        return ReadQuery(
+            pagination=self.pagination(params.get("pagination")),
+            publication_state=self.publication_state(params.get("publicationState")),
+            locale=self.locale(content_type, params.get("locale")),
+            filters=self.filters(content_type, params["filters"]) if "filters" in params else None,
+            sort=self.sort(content_type, params["sort"]) if "sort" in params else (),
+            fields=self.fields(content_type, params["fields"]) if "fields" in params else None,
+            populate=self.populate(content_type, params["populate"])
+            if "populate" in params
+            else {},
+        )
+
+    def entry_query(self, content_type: ContentType, params: Mapping[str, Any]) -> ReadQuery:
+        """Single-entry routes (``GET/PUT/DELETE /api/P/:id``, ``POST``, single types): only
+        ``fields``, ``populate``, ``publicationState`` and ``locale`` apply."""
+        return ReadQuery(
+            publication_state=self.publication_state(params.get("publicationState")),
+            locale=self.locale(content_type, params.get("locale")),
+            fields=self.fields(content_type, params["fields"]) if "fields" in params else None,
+            populate=self.populate(content_type, params["populate"])
+            if "populate" in params
+            else {},
+        )
+
+    # ------------------------------------------------------------ small parameters
+
+    def publication_state(self, value: Any) -> Any:
+        if value is None:
+            return "live"
+        if value in ("live", "preview"):
+            return value
+        raise ValidationError("Invalid publicationState. Expected one of 'preview','live'")
+
+    def locale(self, content_type: ContentType, value: Any) -> str | None:
+        if value is None or not content_type.localized:
+            return None
+        if value == "all" or value in self.limits.locales:
+            return str(value)
+        raise ValidationError("This locale doesn't exist")
+
+    def pagination(self, value: Any) -> Pagination:
+        """Strapi's pagination rules: page/pageSize or start/limit, never both; clamped."""
+        limits = self.limits
+        if value is None:
+            return PagePagination(1, limits.default_limit, limits.with_count)
+        if not isinstance(value, Mapping):
+            raise ValidationError("Invalid pagination parameter")
+        with_count = limits.with_count
+        if "withCount" in value:
+            flag = value["withCount"]
+            if str(flag).lower() not in ("t", "1", "true", "false", "0", "f"):
+                raise ValidationError(
+                    'Invalid withCount parameter. Expected "t","1","true","false","0","f"'
+                )
+            with_count = str(flag).lower() in ("t", "1", "true")
+        paged = "page" in value or "pageSize" in value
+        offset = "start" in value or "limit" in value
+        if paged and offset:
+            raise ValidationError(
+                "Invalid pagination parameters. Expected either start/limit or page/pageSize"
+            )
+        if offset:
+            start = _integer(value.get("start", 0), "start")
+            limit = _integer(value.get("limit", limits.default_limit), "limit")
+            # Strapi: -1 means "as many as allowed"; otherwise at least 1, at most maxLimit.
+            limit = limits.max_limit if limit == -1 else min(max(1, limit), limits.max_limit)
+            return OffsetPagination(max(0, start), limit, with_count)
+        page = _integer(value.get("page", 1), "page")
+        page_size = _integer(value.get("pageSize", limits.default_limit), "pageSize")
+        page_size = min(max(1, page_size), limits.max_limit)
+        return PagePagination(max(1, page), page_size, with_count)
+
+    # ------------------------------------------------------------ fields
+
+    def fields(self, model: Model, value: Any) -> tuple[str, ...] | None:
+        names: list[str] = []
+        for item in _as_list(value):
+            if not isinstance(item, str):
+                raise ValidationError("Invalid fields parameter")
+            names.extend(part.strip() for part in item.split(",") if part.strip())
+        if not names or "*" in names:
+            return None
+        for name in names:
+            if scalar_field(model, name) is None:
+                raise invalid_parameter(name)
+        return tuple(dict.fromkeys(names))
+
+    # ------------------------------------------------------------ filters
+
+    def filters(self, model: Model, value: Any, path: str = "filters") -> Filter | None:
+        """``filters`` → a filter tree with negations pushed down (see ``push_not``)."""
+        node = self._filters(model, value, path)
+        return push_not(node) if node is not None else None
+
+    def _filters(self, model: Model, value: Any, path: str) -> Filter | None:
+        if value is None:
+            return None
+        if isinstance(value, list):  # `filters[0][title]=…`: every item must hold
+            parts = [self._filters(model, item, path) for item in value]
+            present = tuple(part for part in parts if part is not None)
+            return And(present) if present else None
+        if not isinstance(value, Mapping):
+            raise ValidationError(f"Invalid {path} parameter: expected an object")
+        items: list[Filter] = []
+        for key, node in value.items():
+            where = f"{path}.{key}"
+            if key in ("$and", "$or"):
+                parts = [self._filters(model, item, where) for item in _as_list(node)]
+                present = tuple(part for part in parts if part is not None)
+                if present:
+                    items.append(And(present) if key == "$and" else Or(present))
+            elif key == "$not":
+                inner = self._filters(model, node, where)
+                if inner is not None:
+                    items.append(Not(inner))
+            elif key.startswith("$"):
+                raise invalid_parameter(key)
+            else:
+                items.append(self._attribute_filter(model, key, node, where))
+        if not items:
+            return None
+        return items[0] if len(items) == 1 else And(tuple(items))
+
+    def _attribute_filter(self, model: Model, name: str, node: Any, where: str) -> Filter:
+        attribute = model.attributes.get(name)
+        if isinstance(attribute, MediaAttribute | DynamicZoneAttribute):
+            # The spec's filter rule 3: no filters through media or dynamic zones.
+            raise invalid_parameter(name)
+        if name == LOCALIZATIONS and isinstance(model, ContentType) and model.localized:
+            return self._through(model, name, model, node, where)
+        if isinstance(attribute, RelationAttribute | ComponentAttribute):
+            if attribute.private:
+                raise invalid_parameter(name)
+            target = (
+                self.registry.content_types[attribute.target]
+                if isinstance(attribute, RelationAttribute)
+                else self.registry.components[attribute.component]
+            )
+            return self._through(model, name, target, node, where)
+        field = scalar_field(model, name)
+        if field is None:
+            raise invalid_parameter(name)
+        if not isinstance(node, Mapping):
+            return self._comparison(field.column, field.kind, "$eq", node, where)
+        conditions: list[Filter] = []
+        for operator, value in node.items():
+            if operator in LOGICAL:
+                conditions.append(self._logical_on_field(model, name, operator, value, where))
+                continue
+            conditions.append(self._comparison(field.column, field.kind, operator, value, where))
+        if not conditions:
+            raise ValidationError(f"Invalid filter at {where}: no operator")
+        return conditions[0] if len(conditions) == 1 else And(tuple(conditions))
+
+    def _logical_on_field(
+        self, model: Model, name: str, operator: str, value: Any, where: str
+    ) -> Filter:
+        """``filters[title][$not][$eq]=x`` and ``filters[title][$or][0][$eq]=x``."""
+        if operator == "$not":
+            return Not(self._attribute_filter(model, name, value, f"{where}.$not"))
+        parts = tuple(
+            self._attribute_filter(model, name, item, f"{where}.{operator}")
+            for item in _as_list(value)
+        )
+        return And(parts) if operator == "$and" else Or(parts)
+
+    def _through(self, model: Model, name: str, target: Model, node: Any, where: str) -> Filter:
+        """A deep filter through a relation or a component: an ``EXISTS`` on ``target``."""
+        if not isinstance(node, Mapping):
+            # `filters[author]=3` / `filters[categories][0]=1`: the related entries' ids.
+            node = {"id": {"$eq": node}}
+        operators = {k: v for k, v in node.items() if k.startswith("$") and k not in LOGICAL}
+        if operators:  # `filters[author][$eq]=3`, `filters[categories][$in][0]=1`
+            node = {**{k: v for k, v in node.items() if k not in operators}, "id": operators}
+        emptiness = _emptiness(node)
+        if emptiness is not None:
+            # `[author][$null]=true`, `[categories][id][$null]=true`: Strapi's LEFT JOIN finds
+            # the entries without any related entry (or, negated, with at least one).
+            return Through(model.uid, name, target.uid, None, negated=emptiness)
+        return Through(model.uid, name, target.uid, self._filters(target, node, where))
+
+    def _comparison(self, column: str, kind: str, operator: str, value: Any, where: str) -> Filter:
+        spec = OPERATORS.get(operator)
+        if spec is None:
+            raise ValidationError(f"Invalid operator {operator} at {where}")
+        at = f"{where}.{operator}"
+        as_text = False
+        if spec.strings_only and kind not in STRING_KINDS:
+            if kind not in NUMBER_KINDS:
+                raise ValidationError(f"Operator {operator} does not apply to {kind} at {where}")
+            as_text, kind = True, "string"  # `readingTime[$containsi]=1` matches the digits
+        if kind in ("json", "array") and spec.shape != "boolean":
+            raise ValidationError(f"Only $null and $notNull apply to {kind} at {where}")
+        if spec.shape == "boolean":
+            coerced: Any = loose_boolean(value)
+        elif spec.shape == "list":
+            coerced = [coerce_filter_value(kind, item, at) for item in _as_list(value)]
+        elif spec.shape == "pair":
+            pair = _as_list(value)
+            if len(pair) != 2:
+                raise ValidationError(f"{at} takes an array of two values")
+            coerced = [coerce_filter_value(kind, item, at) for item in pair]
+        elif isinstance(value, list | Mapping) and operator in ("$eq", "$ne"):
+            coerced = [coerce_filter_value(kind, item, at) for item in _as_list(value)]
+        else:
+            coerced = coerce_filter_value(kind, value, at)
+            if coerced is None and operator not in ("$eq", "$ne", "$eqi"):
+                raise ValidationError(f"{at} needs a value")
+        return Comparison(column, kind, operator, coerced, as_text)
+
+    # ------------------------------------------------------------ sort
+
+    def sort(self, model: Model, value: Any) -> tuple[SortKey, ...]:
+        keys: list[SortKey] = []
+        for item in _as_list(value):
+            if isinstance(item, str):
+                for part in item.split(","):
+                    if part.strip():
+                        keys.append(self._sort_text(model, part.strip()))
+            elif isinstance(item, Mapping):
+                keys.extend(self._sort_object(model, item, ()))
+            else:
+                raise ValidationError("Invalid sort parameter")
+        unique: dict[tuple[tuple[str, ...], str], SortKey] = {}
+        for key in keys:  # `sort[0]=title:asc&sort[1]=title:desc`: the first one wins
+            unique.setdefault((key.path, key.column), key)
+        return tuple(unique.values())
+
+    def _sort_text(self, model: Model, text: str) -> SortKey:
+        name, _, direction = text.partition(":")
+        return self._sort_key(model, tuple(name.split(".")), direction or "asc")
+
+    def _sort_object(
+        self, model: Model, value: Mapping[str, Any], prefix: tuple[str, ...]
+    ) -> list[SortKey]:
+        keys: list[SortKey] = []
+        for name, direction in value.items():
+            if isinstance(direction, Mapping):
+                keys.extend(self._sort_object(model, direction, (*prefix, name)))
+            elif isinstance(direction, str):
+                keys.append(self._sort_key(model, (*prefix, name), direction))
+            else:
+                raise ValidationError("Invalid sort parameter")
+        return keys
+
+    def _sort_key(self, model: Model, path: tuple[str, ...], direction: str) -> SortKey:
+        lowered = direction.strip().lower()
+        if lowered not in ("asc", "desc"):
+            raise ValidationError(f"Invalid sort direction {direction!r}: use asc or desc")
+        current = model
+        for step in path[:-1]:
+            attribute = current.attributes.get(step)
+            if isinstance(attribute, RelationAttribute) and not attribute.private:
+                current = self.registry.content_types[attribute.target]
+            elif isinstance(attribute, ComponentAttribute) and not attribute.private:
+                current = self.registry.components[attribute.component]
+            else:
+                raise invalid_parameter(step)
+        field = scalar_field(current, path[-1])
+        if field is None:
+            raise invalid_parameter(path[-1])
+        if field.kind in ("json", "array"):
+            raise ValidationError(f"Cannot sort on {field.kind} attribute {path[-1]}")
+        return SortKey(path[:-1], field.column, field.kind, lowered == "desc")
+
+    # ------------------------------------------------------------ populate
+
+    def populate(self, model: Model, value: Any) -> Populate:
+        """Every populate form of the spec → ``{attribute: PopulateNode}``."""
+        if value is None:
+            return {}
+        if isinstance(value, str):
+            if value.strip() == "*":
+                return self._populate_all(model)
+            return self._populate_paths(model, [p.strip() for p in value.split(",") if p.strip()])
+        if isinstance(value, list):
+            if "*" in value:
+                return self._populate_all(model)
+            paths: list[str] = []
+            for item in value:
+                if not isinstance(item, str):
+                    raise ValidationError("Invalid populate parameter")
+                paths.extend(p.strip() for p in item.split(",") if p.strip())
+            return self._populate_paths(model, paths)
+        if isinstance(value, Mapping):
+            populate: Populate = {}
+            for name, spec in value.items():
+                node = self._populate_entry(model, name, spec)
+                if node is not None:
+                    populate[name] = node
+            return populate
+        raise ValidationError("Invalid populate parameter")
+
+    def _populatable(self, model: Model, name: str) -> Any:
+        attribute = model.attributes.get(name)
+        if name == LOCALIZATIONS and isinstance(model, ContentType) and model.localized:
+            return LOCALIZATIONS
+        if attribute is None or attribute.type not in (
+            "relation",
+            "media",
+            "component",
+            "dynamiczone",
+        ):
+            raise ValidationError(f"Invalid key {name}")
+        if attribute.private:
+            raise ValidationError(f"Invalid key {name}")
+        return attribute
+
+    def _populate_all(self, model: Model) -> Populate:
+        """``populate=*``: every relation, media, component and dynamic zone, one level deep."""
+        populate: Populate = {}
+        for name, attribute in model.attributes.items():
+            populatable = attribute.type in ("relation", "media", "component", "dynamiczone")
+            if populatable and not attribute.private:
+                populate[name] = self._default_node(model, name)
+        if isinstance(model, ContentType) and model.localized:
+            populate[LOCALIZATIONS] = RelationPopulate()
+        return populate
+
+    def _default_node(self, model: Model, name: str) -> PopulateNode:
+        attribute = self._populatable(model, name)
+        if attribute == LOCALIZATIONS or isinstance(attribute, RelationAttribute):
+            return RelationPopulate()
+        if isinstance(attribute, MediaAttribute):
+            return MediaPopulate()
+        if isinstance(attribute, ComponentAttribute):
+            return ComponentPopulate()
+        return DynamicZonePopulate()
+
+    def _populate_paths(self, model: Model, paths: list[str]) -> Populate:
+        """Array and dotted forms: ``["seo", "seo.shareImage", "author.profile"]``."""
+        tree: dict[str, Any] = {}
+        for path in paths:
+            if path == "*":
+                return self._populate_all(model)
+            node = tree
+            for step in path.split("."):
+                node = node.setdefault(step, {})
+        return self._populate_tree(model, tree)
+
+    def _populate_tree(self, model: Model, tree: Mapping[str, Any]) -> Populate:
+        populate: Populate = {}
+        for name, children in tree.items():
+            spec: Any = {"populate": dict(children)} if children else True
+            node = self._populate_entry(model, name, spec, nested_as_paths=True)
+            if node is not None:
+                populate[name] = node
+        return populate
+
+    def _populate_entry(
+        self, model: Model, name: str, spec: Any, *, nested_as_paths: bool = False
+    ) -> PopulateNode | None:
+        attribute = self._populatable(model, name)
+        if not isinstance(spec, Mapping):
+            if isinstance(spec, str) and "," in spec:
+                spec = {"populate": spec}
+            elif not loose_boolean(spec):  # Strapi: false/f/0/empty skip, anything else is on
+                return None
+            else:
+                return self._default_node(model, name)
+        allowed = {
+            "populate",
+            "fields",
+            "filters",
+            "sort",
+            "on",
+            "pagination",
+            "count",
+            "limit",
+            "start",
+            "publicationState",
+        }
+        unknown = set(spec) - allowed
+        if unknown:
+            raise ValidationError(f"Invalid key {sorted(unknown)[0]}")
+        if attribute == LOCALIZATIONS or isinstance(attribute, RelationAttribute):
+            target = (
+                model
+                if attribute == LOCALIZATIONS
+                else self.registry.content_types[attribute.target]
+            )
+            assert isinstance(target, ContentType)
+            return self._relation_node(target, spec, nested_as_paths)
+        if isinstance(attribute, MediaAttribute):
+            files_fields = spec.get("fields")
+            return MediaPopulate(self._media_fields(files_fields) if files_fields else None)
+        if isinstance(attribute, ComponentAttribute):
+            component = self.registry.components[attribute.component]
+            return ComponentPopulate(
+                self.fields(component, spec["fields"]) if "fields" in spec else None,
+                self._children(component, spec.get("populate"), nested_as_paths),
+            )
+        assert isinstance(attribute, DynamicZoneAttribute)
+        if "on" in spec:
+            on: dict[str, ComponentPopulate] = {}
+            if not isinstance(spec["on"], Mapping):
+                raise ValidationError(f"Invalid populate.{name}.on parameter")
+            for uid, component_spec in spec["on"].items():
+                if uid not in attribute.components:
+                    raise ValidationError(f"Invalid key {uid}")
+                component = self.registry.components[uid]
+                component_spec = component_spec if isinstance(component_spec, Mapping) else {}
+                on[uid] = ComponentPopulate(
+                    self.fields(component, component_spec["fields"])
+                    if "fields" in component_spec
+                    else None,
+                    self._children(component, component_spec.get("populate"), False),
+                )
+            return DynamicZonePopulate(on=on)
+        shared = spec.get("populate")
+        return DynamicZonePopulate(shared=self._zone_shared(attribute, shared))
+
+    def _zone_shared(self, attribute: DynamicZoneAttribute, shared: Any) -> Populate:
+        """``populate[zone][populate]=*``: one behaviour for all the zone's components; a key
+        applies to every component that has it."""
+        if shared is None:
+            return {}
+        merged: Populate = {}
+        for uid in attribute.components:
+            component = self.registry.components[uid]
+            if shared == "*" or shared == ["*"]:
+                merged.update(self._populate_all(component))
+                continue
+            names = (
+                list(shared)
+                if isinstance(shared, Mapping | list)
+                else [p for p in str(shared).split(",") if p]
+            )
+            relevant = [
+                n for n in names if isinstance(n, str) and n.split(".")[0] in component.attributes
+            ]
+            if isinstance(shared, Mapping):
+                part = {n: shared[n] for n in relevant}
+                merged.update(self.populate(component, part))
+            else:
+                merged.update(self._populate_paths(component, relevant))
+        return merged
+
+    def _children(self, model: Model, value: Any, nested_as_paths: bool) -> Populate:
+        if value is None:
+            return {}
+        if nested_as_paths and isinstance(value, Mapping):
+            return self._populate_tree(model, value)
+        return self.populate(model, value)
+
+    def _relation_node(
+        self, target: ContentType, spec: Mapping[str, Any], nested_as_paths: bool
+    ) -> RelationPopulate:
+        limit: int | None = None
+        offset = 0
+        if "limit" in spec or "start" in spec:  # what Strapi applies inside a populate
+            pagination = self.pagination({k: spec[k] for k in ("limit", "start") if k in spec})
+            limit, offset = pagination.limit, pagination.offset
+        elif "pagination" in spec:
+            pagination = self.pagination(spec["pagination"])
+            limit, offset = pagination.limit, pagination.offset
+        count = "count" in spec and loose_boolean(spec["count"])
+        return RelationPopulate(
+            fields=self.fields(target, spec["fields"]) if "fields" in spec else None,
+            filters=self.filters(target, spec["filters"], "populate.filters")
+            if "filters" in spec
+            else None,
+            sort=self.sort(target, spec["sort"]) if "sort" in spec else (),
+            populate=self._children(target, spec.get("populate"), nested_as_paths),
+            limit=limit,
+            offset=offset,
+            count=count,
+        )
+
+    def _media_fields(self, value: Any) -> tuple[str, ...]:
+        from contentapi.query.media import FILE_FIELDS
+
+        names = [n for item in _as_list(value) for n in str(item).split(",") if n]
+        for name in names:
+            if name not in FILE_FIELDS:
+                raise invalid_parameter(name)
+        return tuple(names)

@@ -1,0 +1,294 @@
+"""Populate: load relations, media, components and dynamic zones for a page of entries, batched.
+
+For each populated attribute at each level there is one statement for all parent rows — never
+one per row: relations select ``(parent id, related columns)`` through the link table (with
+``ROW_NUMBER() OVER (PARTITION BY parent …)`` when a per-parent limit is asked for); media read
+``files_related_morphs`` joined to ``files`` once for all media attributes of a level;
+components read their join table once per level and each component table once per type.
+Results are attached to the entry dicts in place, keyed by attribute name.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import FromClause, Select, and_, func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from contentapi.db.tables import ContentTables
+from contentapi.query.ast import (
+    ComponentPopulate,
+    DynamicZonePopulate,
+    MediaPopulate,
+    Populate,
+    RelationPopulate,
+)
+from contentapi.query.compile import Compiler, localizations_link
+from contentapi.query.fields import readable_names, scalar_field
+from contentapi.query.media import file_entry
+from contentapi.query.parse import LOCALIZATIONS
+from contentapi.schema.model import (
+    ComponentAttribute,
+    ContentType,
+    MediaAttribute,
+    Model,
+    RelationAttribute,
+)
+from contentapi.schema.registry import Registry
+
+__all__ = ["Populator", "RelationCount", "select_columns"]
+
+Entry = dict[str, Any]
+_PARENT = "__parent"
+_ROW = "__row"
+
+
+@dataclass(frozen=True, slots=True)
+class RelationCount:
+    """``populate[relation][count]=true``: the number of related entries instead of them."""
+
+    count: int
+
+
+def select_columns(model: Model, fields: Sequence[str] | None) -> list[tuple[str, str]]:
+    """``(column, attribute name)`` pairs to read: ``id`` and the requested readable names."""
+    names = readable_names(model) if fields is None else [n for n in fields if n != "id"]
+    pairs = [("id", "id")]
+    for name in names:
+        field = scalar_field(model, name)
+        assert field is not None
+        pairs.append((field.column, name))
+    return pairs
+
+
+def _to_entry(row: Any, columns: Sequence[tuple[str, str]]) -> Entry:
+    return {name: row[column] for column, name in columns}
+
+
+class Populator:
+    """Attaches populated attributes to entries of any model."""
+
+    def __init__(
+        self, registry: Registry, tables: ContentTables, compiler: Compiler, default_locale: str
+    ) -> None:
+        self.registry = registry
+        self.tables = tables
+        self.compiler = compiler
+        self.default_locale = default_locale
+
+    async def run(
+        self,
+        conn: AsyncConnection,
+        model: Model,
+        entries: Sequence[Entry],
+        populate: Populate,
+        publication_state: str,
+    ) -> None:
+        if not entries or not populate:
+            return
+        ids = list(dict.fromkeys(int(entry["id"]) for entry in entries))
+        for entry in entries:  # populated keys follow the order they were asked in
+            for name in populate:
+                entry.setdefault(name, None)
+        media: dict[str, MediaPopulate] = {}
+        components: dict[str, ComponentPopulate | DynamicZonePopulate] = {}
+        for name, node in populate.items():
+            if isinstance(node, RelationPopulate):
+                await self._relation(conn, model, name, node, entries, ids, publication_state)
+            elif isinstance(node, MediaPopulate):
+                media[name] = node
+            else:
+                components[name] = node
+        if media:
+            await self._media(conn, model, media, entries, ids)
+        if components:
+            await self._components(conn, model, components, entries, ids, publication_state)
+
+    # ------------------------------------------------------------ relations
+
+    async def _relation(
+        self,
+        conn: AsyncConnection,
+        model: Model,
+        name: str,
+        node: RelationPopulate,
+        entries: Sequence[Entry],
+        ids: list[int],
+        publication_state: str,
+    ) -> None:
+        if name == LOCALIZATIONS:
+            assert isinstance(model, ContentType)
+            link = localizations_link(self.tables, model)
+            link_table: FromClause = self.tables.localizations[model.uid]
+            target: ContentType = model
+            to_many = True
+        else:
+            attribute = model.attributes[name]
+            assert isinstance(attribute, RelationAttribute)
+            link = model.links[name]
+            link_table = self.tables.link(link)
+            target = self.registry.content_types[attribute.target]
+            to_many = attribute.is_to_many
+        target_table = self.tables.entity(target.uid)
+        columns = select_columns(target, node.fields)
+        parent = link_table.c[link.source_column]
+        order: list[Any] = [parent]
+        if node.sort:
+            order += self.compiler.order_by(target, target_table, node.sort)
+        else:
+            if link.order_column:
+                order.append(link_table.c[link.order_column])
+            order += [link_table.c.id]
+        conditions = [
+            parent.in_(ids),
+            self.compiler.visible(target, target_table, publication_state, "all", None),
+            self.compiler.where(target, target_table, node.filters),
+        ]
+        source = link_table.join(
+            target_table, target_table.c.id == link_table.c[link.target_column]
+        )
+        if node.count:
+            counted = select(parent, func.count()).select_from(source).where(*conditions)
+            totals: dict[int, int] = {
+                int(p): int(n) for p, n in (await conn.execute(counted.group_by(parent))).all()
+            }
+            for entry in entries:
+                entry[name] = RelationCount(int(totals.get(int(entry["id"]), 0)))
+            return
+        selected = [parent.label(_PARENT), *(target_table.c[c] for c, _ in columns)]
+        statement: Select[Any]
+        if node.limit is not None and to_many:
+            numbered = (
+                select(
+                    *selected,
+                    func.row_number().over(partition_by=parent, order_by=order[1:]).label(_ROW),
+                )
+                .select_from(source)
+                .where(*conditions)
+                .subquery()
+            )
+            statement = (
+                select(numbered)
+                .where(numbered.c[_ROW] > node.offset, numbered.c[_ROW] <= node.offset + node.limit)
+                .order_by(numbered.c[_PARENT], numbered.c[_ROW])
+            )
+        else:
+            statement = select(*selected).select_from(source).where(*conditions).order_by(*order)
+        rows = (await conn.execute(statement)).mappings().all()
+        by_parent: dict[int, list[Entry]] = defaultdict(list)
+        related: list[Entry] = []
+        for row in rows:
+            entry = _to_entry(row, columns)
+            by_parent[int(row[_PARENT])].append(entry)
+            related.append(entry)
+        for entry in entries:
+            found = by_parent.get(int(entry["id"]), [])
+            entry[name] = found if to_many else (found[0] if found else None)
+        await self.run(conn, target, related, node.populate, publication_state)
+
+    # ------------------------------------------------------------ media
+
+    async def _media(
+        self,
+        conn: AsyncConnection,
+        model: Model,
+        media: dict[str, MediaPopulate],
+        entries: Sequence[Entry],
+        ids: list[int],
+    ) -> None:
+        files, morphs = self.tables.files, self.tables.file_morphs
+        assert files is not None and morphs is not None
+        statement = (
+            select(morphs.c.related_id.label(_PARENT), morphs.c.field.label("__field"), files)
+            .select_from(morphs.join(files, files.c.id == morphs.c.file_id))
+            .where(
+                and_(
+                    morphs.c.related_type == model.uid,
+                    morphs.c.related_id.in_(ids),
+                    morphs.c.field.in_(list(media)),
+                )
+            )
+            .order_by(morphs.c.order, morphs.c.id)
+        )
+        grouped: dict[tuple[int, str], list[Entry]] = defaultdict(list)
+        for row in (await conn.execute(statement)).mappings():
+            field = row["__field"]
+            grouped[(int(row[_PARENT]), field)].append(file_entry(dict(row), media[field].fields))
+        for entry in entries:
+            for name in media:
+                attribute = model.attributes[name]
+                assert isinstance(attribute, MediaAttribute)
+                found = grouped.get((int(entry["id"]), name), [])
+                entry[name] = found if attribute.multiple else (found[0] if found else None)
+
+    # ------------------------------------------------------------ components
+
+    async def _components(
+        self,
+        conn: AsyncConnection,
+        model: Model,
+        nodes: dict[str, ComponentPopulate | DynamicZonePopulate],
+        entries: Sequence[Entry],
+        ids: list[int],
+        publication_state: str,
+    ) -> None:
+        join = self.tables.component_joins[model.uid]
+        links = (
+            await conn.execute(
+                select(join.c.entity_id, join.c.field, join.c.component_type, join.c.component_id)
+                .where(join.c.entity_id.in_(ids), join.c.field.in_(list(nodes)))
+                .order_by(join.c.order, join.c.id)
+            )
+        ).all()
+        wanted: dict[str, set[int]] = defaultdict(set)
+        for link in links:
+            if link.component_type in self.registry.components:
+                wanted[link.component_type].add(int(link.component_id))
+        rows: dict[tuple[str, int], Any] = {}  # (component uid, id) → row mapping
+        for uid, component_ids in wanted.items():
+            table = self.tables.entity(uid)
+            found = await conn.execute(select(table).where(table.c.id.in_(sorted(component_ids))))
+            for row in found.mappings():
+                rows[(uid, int(row["id"]))] = row
+        placed: dict[tuple[int, str], list[Entry]] = defaultdict(list)
+        nested: dict[tuple[str, str], list[Entry]] = defaultdict(list)
+        for link in links:
+            found_row = rows.get((link.component_type, int(link.component_id)))
+            if found_row is None:
+                continue
+            component = self.registry.components[link.component_type]
+            node = nodes[link.field]
+            spec = (
+                node
+                if isinstance(node, ComponentPopulate)
+                else self._zone_spec(node, component.uid)
+            )
+            item = _to_entry(found_row, select_columns(component, spec.fields if spec else None))
+            if isinstance(node, DynamicZonePopulate):
+                item = {"id": item["id"], "__component": component.uid, **item}
+            placed[(int(link.entity_id), link.field)].append(item)
+            nested[(link.field, component.uid)].append(item)
+        for (field, uid), items in nested.items():
+            node = nodes[field]
+            spec = node if isinstance(node, ComponentPopulate) else self._zone_spec(node, uid)
+            if spec is not None and spec.populate:
+                await self.run(
+                    conn, self.registry.components[uid], items, spec.populate, publication_state
+                )
+        for entry in entries:
+            for name in nodes:
+                attribute = model.attributes[name]
+                items = placed.get((int(entry["id"]), name), [])
+                single = isinstance(attribute, ComponentAttribute) and not attribute.repeatable
+                entry[name] = (items[0] if items else None) if single else items
+
+    def _zone_spec(self, node: DynamicZonePopulate, uid: str) -> ComponentPopulate | None:
+        """What to populate inside a dynamic-zone item of component ``uid``."""
+        if node.on is not None:
+            return node.on.get(uid, ComponentPopulate())
+        component = self.registry.components[uid]
+        shared = {name: spec for name, spec in node.shared.items() if name in component.attributes}
+        return ComponentPopulate(None, shared)
