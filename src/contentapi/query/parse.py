@@ -74,6 +74,11 @@ def _as_list(value: Any) -> list[Any]:
     return [value]
 
 
+def _indexed(value: Mapping[str, Any]) -> bool:
+    """A dict qs made from an array whose indexes passed its limit (``{"101": …}``)."""
+    return bool(value) and all(key.isdigit() for key in value)
+
+
 def _integer(value: Any, name: str) -> int:
     """A pagination integer as JavaScript's ``Number()`` reads it (``2.0`` and ``1e1`` are
     integers); anything else is a 400 (Strapi answers 500)."""
@@ -345,7 +350,8 @@ class QueryParser:
 
     def sort(self, model: Model, value: Any) -> tuple[SortKey, ...]:
         keys: list[SortKey] = []
-        for item in _as_list(value):
+        items = [value] if isinstance(value, Mapping) and not _indexed(value) else _as_list(value)
+        for item in items:
             if isinstance(item, str):
                 for part in item.split(","):
                     if part.strip():

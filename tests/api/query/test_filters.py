@@ -1,0 +1,178 @@
+"""Filters: every operator by attribute type, logic nesting, deep filters (expected ids are
+what the reference Strapi 4.25 answered, except where CONTRACT §8 deliberately differs)."""
+
+from __future__ import annotations
+
+import pytest
+
+CASES = [
+    # string (title)
+    ("filters[title][$eq]=Hello World", [1]),
+    ("filters[title][$eq]=hello world", []),
+    ("filters[title][$eqi]=hello world", [1]),
+    ("filters[title][$ne]=Hello World", [2, 3, 4, 6]),
+    ("filters[title][$nei]=HELLO WORLD", [2, 3, 4, 6]),
+    ("filters[title][$lt]=Hello", [3]),
+    ("filters[title][$lte]=Hello World", [1, 3]),
+    ("filters[title][$gt]=Hello World", [2, 4, 6]),
+    ("filters[title][$gte]=hello", [2, 4]),
+    ("filters[title][$in][0]=Hello World&filters[title][$in][1]=ZEBRA notes", [1, 6]),
+    ("filters[title][$notIn][0]=Hello World&filters[title][$notIn][1]=ZEBRA notes", [2, 3, 4]),
+    ("filters[title][$contains]=hello", [2]),
+    ("filters[title][$contains]=Hello", [1]),
+    ("filters[title][$contains]=HELLO", []),
+    ("filters[title][$notContains]=hello", [1, 3, 4, 6]),
+    ("filters[title][$containsi]=HELLO", [1, 2]),
+    ("filters[title][$notContainsi]=HELLO", [3, 4, 6]),
+    ("filters[title][$startsWith]=hello", [2]),
+    ("filters[title][$startsWithi]=HELLO", [1, 2]),
+    ("filters[title][$endsWith]=Notes", []),
+    ("filters[title][$endsWith]=notes", [6]),
+    ("filters[title][$endsWithi]=NOTES", [6]),
+    ("filters[title][$between][0]=Hello&filters[title][$between][1]=Hello World", [1]),
+    ("filters[title]=Hello World", [1]),
+    ("filters[title][0]=Hello World&filters[title][1]=hello again", [1, 2]),
+    ("filters[title][$eq][0]=Hello World&filters[title][$eq][1]=hello again", [1, 2]),
+    # CONTRACT §8: % and _ match literally
+    ("filters[title][$contains]=%25", [3]),
+    ("filters[title][$contains]=_", [4]),
+    ("filters[title][$startsWith]=_", []),
+    ("filters[title][$contains]=e_c", [4]),
+    ("filters[title][$startsWith]=100%25", [3]),
+    ("filters[title][$eqi]=hello%25", []),
+    ("filters[title][$nei]=hello%25", [1, 2, 3, 4, 6]),
+    # integer (readingTime)
+    ("filters[readingTime][$eq]=5", [1]),
+    ("filters[readingTime][$eq]=5.0", [1]),
+    ("filters[readingTime][$ne]=5", [2, 3, 4]),
+    ("filters[readingTime][$lt]=7", [1, 3]),
+    ("filters[readingTime][$lte]=7", [1, 3, 4]),
+    ("filters[readingTime][$gt]=5", [2, 4]),
+    ("filters[readingTime][$gte]=5", [1, 2, 4]),
+    ("filters[readingTime][$in]=3", [3]),
+    ("filters[readingTime][$notIn]=3", [1, 2, 4]),
+    ("filters[readingTime][$between][0]=5&filters[readingTime][$between][1]=7", [1, 4]),
+    ("filters[readingTime][$between][0]=7&filters[readingTime][$between][1]=5", []),
+    ("filters[readingTime][$null]=true", [6]),
+    ("filters[readingTime][$containsi]=1", [2]),
+    # float (rating)
+    ("filters[rating][$eq]=4.5", [1]),
+    ("filters[rating][$eq]=3", [2]),
+    ("filters[rating][$gt]=2.5", [1, 2, 6]),
+    ("filters[rating][$gte]=2.5", [1, 2, 3, 6]),
+    ("filters[rating][$between][0]=2.5&filters[rating][$between][1]=4.5", [1, 2, 3]),
+    ("filters[rating][$null]=true", [4]),
+    ("filters[rating][$null]=1", [4]),
+    ("filters[rating][$null]=false", [1, 2, 3, 6]),
+    ("filters[rating][$notNull]=true", [1, 2, 3, 6]),
+    ("filters[rating][$notNull]=false", [4]),
+    ("filters[rating][$ne]=3", [1, 3, 6]),
+    # biginteger (views): exact beyond 2^53
+    ("filters[views][$eq]=9007199254740993", [2]),
+    ("filters[views][$eq]=9007199254740992", []),
+    ("filters[views][$gt]=50", [1, 2]),
+    ("filters[views][$lt]=50", [4, 6]),
+    ("filters[views][$in][0]=0&filters[views][$in][1]=100", [1, 4]),
+    ("filters[views][$between][0]=7&filters[views][$between][1]=100", [1, 3, 6]),
+    # date (eventDate)
+    ("filters[eventDate][$eq]=2024-01-10", [1]),
+    ("filters[eventDate][$eq]=2024-01-10T00:00:00.000Z", [1]),
+    ("filters[eventDate][$lt]=2024-02-15", [1]),
+    ("filters[eventDate][$lte]=2024-02-15", [1, 2]),
+    ("filters[eventDate][$gt]=2024-02-15", [3, 6]),
+    (
+        "filters[eventDate][$between][0]=2024-01-10&filters[eventDate][$between][1]=2024-03-01",
+        [1, 2, 3],
+    ),
+    ("filters[eventDate][$null]=true", [4]),
+    # datetime (createdAt)
+    ("filters[createdAt][$gt]=2000-01-01", [1, 2, 3, 4, 6]),
+    ("filters[createdAt][$lt]=2000-01-01T00:00:00Z", []),
+    ("filters[createdAt][$notNull]=true", [1, 2, 3, 4, 6]),
+    # boolean (featured): Strapi casts any text but false/f/0/empty to true
+    ("filters[featured][$eq]=true", [1, 3]),
+    ("filters[featured][$eq]=1", [1, 3]),
+    ("filters[featured][$eq]=t", [1, 3]),
+    ("filters[featured][$eq]=TRUE", [1, 3]),
+    ("filters[featured][$eq]=yes", [1, 3]),
+    ("filters[featured][$eq]=false", [2, 4, 6]),
+    ("filters[featured][$eq]=0", [2, 4, 6]),
+    ("filters[featured][$eq]=f", [2, 4, 6]),
+    ("filters[featured]=true", [1, 3]),
+    ("filters[featured][$ne]=true", [2, 4, 6]),
+    ("filters[featured][$in][0]=true", [1, 3]),
+    # enumeration, id, locale
+    ("filters[kind][$eq]=bogus", []),
+    ("filters[kind][$eq]=news", [1, 2, 3, 4, 6]),
+    ("filters[id]=1", [1]),
+    ("filters[id][$in][0]=2&filters[id][$in][1]=6", [2, 6]),
+    ("filters[locale][$eq]=en", [1, 2, 3, 4, 6]),
+    # logic
+    ("filters[$or][0][title][$eq]=Hello World&filters[$or][1][readingTime][$eq]=3", [1, 3]),
+    ("filters[$and][0][featured]=true&filters[$and][1][readingTime][$gt]=4", [1]),
+    (
+        "filters[featured]=true&filters[$or][0][title]=Hello World"
+        "&filters[$or][1][title]=hello again",
+        [1],
+    ),
+    (
+        "filters[$or][0][$and][0][readingTime][$lt]=4&filters[$or][0][$and][1][featured]=true"
+        "&filters[$or][1][title][$eq]=ZEBRA notes",
+        [3, 6],
+    ),
+    ("filters[$not][title][$eq]=Hello World", [2, 3, 4, 6]),
+    ("filters[title][$not][$eq]=Hello World", [2, 3, 4, 6]),
+    ("filters[title][$not][$containsi]=hello", [3, 4, 6]),
+    ("filters[$not][rating][$null]=true", [1, 2, 3, 6]),
+    ("filters[0][title][$eq]=Hello World", [1]),
+    # deep filters through relations
+    ("filters[author][name][$eq]=Alice Martin", [1, 3, 6]),
+    ("filters[author]=2", [2]),
+    ("filters[author][$eq]=2", [2]),
+    ("filters[author][id][$eq]=2", [2]),
+    ("filters[author][$null]=true", [4]),
+    ("filters[author][profile][headline][$eq]=Writer", [1, 3, 6]),
+    (
+        "filters[categories][name][$in][0]=Tech&filters[categories][name][$in][1]=Science",
+        [1, 2, 3, 4],
+    ),
+    ("filters[categories][id][$null]=true", [6]),
+    ("filters[$and][0][categories][name]=Tech&filters[$and][1][categories][name]=Life", [2, 3]),
+    ("filters[categories][parent][name][$eq]=Tech", [1, 3, 4]),
+    ("filters[categories][name][$ne]=Tech", [1, 2, 3, 4]),
+    ("filters[$not][categories][name]=Tech", [1, 2, 3, 4]),
+    ("filters[$not][author][name]=Alice Martin", [2]),
+    ("filters[categories][$in][0]=3", [2, 3]),
+    # through components
+    ("filters[seo][metaTitle][$eq]=Hello SEO", [1]),
+    ("filters[links][label][$eq]=Docs", [1]),
+    ("filters[seo][keywords][label][$eq]=k1", [1]),
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), CASES, ids=[c[0] for c in CASES])
+async def test_filter_returns_the_expected_entries(ids, query, expected):
+    assert await ids(query + "&pagination[pageSize]=100") == expected
+
+
+async def test_deep_filter_through_to_many_counts_each_entry_once(api):
+    status, body = await api(
+        "/api/articles?filters[categories][name][$in][0]=Tech&filters[categories][name][$in][1]=Science"
+        "&pagination[pageSize]=2"
+    )
+    assert status == 200
+    assert [e["id"] for e in body["data"]] == [1, 2]
+    assert body["meta"]["pagination"] == {"page": 1, "pageSize": 2, "pageCount": 2, "total": 4}
+
+
+async def test_filters_on_categories_through_inverse_side(ids):
+    assert await ids("filters[articles][title][$eq]=hello again", "categories") == [1, 3]
+    assert await ids("filters[children][name][$eq]=Science", "categories") == [1]
+
+
+async def test_drafts_only_with_preview_and_published_at_null(ids):
+    assert await ids("publicationState=preview&filters[publishedAt][$null]=true") == [5, 7]
+    assert await ids("filters[publishedAt][$null]=true") == []
+    assert await ids("publicationState=preview") == [1, 2, 3, 4, 5, 6, 7]
+    assert await ids("publicationState=live") == [1, 2, 3, 4, 6]
+    assert await ids("publicationState=preview", "authors") == [1, 2, 3]
