@@ -243,6 +243,7 @@ class Populator:
                 .order_by(join.c.order, join.c.id)
             )
         ).all()
+        links = [link for link in links if self._wanted(nodes[link.field], link.component_type)]
         wanted: dict[str, set[int]] = defaultdict(set)
         for link in links:
             if link.component_type in self.registry.components:
@@ -284,6 +285,11 @@ class Populator:
                 items = placed.get((int(entry["id"]), name), [])
                 single = isinstance(attribute, ComponentAttribute) and not attribute.repeatable
                 entry[name] = (items[0] if items else None) if single else items
+
+    @staticmethod
+    def _wanted(node: ComponentPopulate | DynamicZonePopulate, uid: str) -> bool:
+        """The ``on`` strategy returns only the dynamic-zone components it names."""
+        return not isinstance(node, DynamicZonePopulate) or node.on is None or uid in node.on
 
     def _zone_spec(self, node: DynamicZonePopulate, uid: str) -> ComponentPopulate | None:
         """What to populate inside a dynamic-zone item of component ``uid``."""

@@ -1,0 +1,242 @@
+"""Populate: one test per rule of the spec, asserting Strapi 4.25's exact response shapes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+STAMPS = ("createdAt", "updatedAt", "publishedAt")
+
+
+def strip(value: Any) -> Any:
+    """The response without timestamps (their values vary between runs)."""
+    if isinstance(value, dict):
+        return {k: strip(v) for k, v in value.items() if k not in STAMPS}
+    if isinstance(value, list):
+        return [strip(item) for item in value]
+    return value
+
+
+ALICE = {
+    "id": 1,
+    "attributes": {
+        "name": "Alice Martin",
+        "handle": "alice",
+        "bio": None,
+        "born": None,
+        "age": None,
+    },
+}
+BOB = {
+    "id": 2,
+    "attributes": {"name": "Bob", "handle": None, "bio": None, "born": None, "age": None},
+}
+PIC = {
+    "id": 1,
+    "attributes": {
+        "name": "pic.png",
+        "alternativeText": None,
+        "caption": None,
+        "width": 400,
+        "height": 300,
+        "formats": {"thumbnail": {"ext": ".png", "url": "/uploads/thumbnail_pic.png"}},
+        "hash": "pic_1",
+        "ext": ".png",
+        "mime": "image/png",
+        "size": 32.6,
+        "url": "/uploads/pic_1.png",
+        "previewUrl": None,
+        "provider": "local",
+        "provider_metadata": None,
+    },
+}
+
+
+def category(number: int, name: str) -> dict:
+    return {"id": number, "attributes": {"name": name, "slug": name.lower(), "description": None}}
+
+
+async def test_rule_1_nothing_is_populated_by_default(api):
+    _, body = await api("/api/articles/1")
+    attributes = body["data"]["attributes"]
+    for name in ("author", "categories", "cover", "gallery", "seo", "links", "blocks", "related"):
+        assert name not in attributes
+
+
+async def test_rule_2_star_populates_everything_one_level(api):
+    _, body = await api("/api/articles/1?populate=*")
+    attributes = strip(body["data"]["attributes"])
+    assert attributes["author"] == {"data": ALICE}
+    assert attributes["categories"] == {"data": [category(1, "Tech"), category(2, "Science")]}
+    assert attributes["related"] == {"data": []}
+    assert attributes["cover"] == {"data": PIC}
+    assert attributes["gallery"] == {"data": [PIC]}
+    assert attributes["seo"] == {"id": 1, "metaTitle": "Hello SEO", "metaDescription": "desc"}
+    assert attributes["links"] == [
+        {"id": 2, "label": "Home", "url": "/", "newTab": False},
+        {"id": 3, "label": "Docs", "url": "/docs", "newTab": False},
+    ]
+    assert attributes["blocks"] == [
+        {"id": 1, "__component": "blocks.quote", "title": "Q1", "body": "To be"},
+        {"id": 1, "__component": "blocks.rich-text", "body": "**rich**"},
+        {"id": 1, "__component": "blocks.media"},
+    ]
+    assert attributes["localizations"] == {"data": []}
+    assert "profile" not in str(attributes["author"])  # one level only
+
+
+async def test_rule_2_empty_values_have_strapi_shapes(api):
+    _, body = await api("/api/articles/4?populate=*")
+    attributes = body["data"]["attributes"]
+    assert attributes["cover"] == {"data": None}
+    assert attributes["gallery"] == {"data": None}  # empty multiple media: data null
+    assert attributes["author"] == {"data": None}
+    assert attributes["related"] == {"data": []}
+    assert (attributes["seo"], attributes["links"], attributes["blocks"]) == (None, [], [])
+
+
+async def test_rule_3_array_comma_and_object_forms(api):
+    for query in (
+        "populate[0]=author&populate[1]=categories",
+        "populate=author,categories",
+        "populate=author, categories",
+        "populate[author]=true&populate[categories]=t",
+        "populate[author]=1&populate[categories]=*",
+    ):
+        _, body = await api(f"/api/articles/1?{query}")
+        attributes = strip(body["data"]["attributes"])
+        assert attributes["author"] == {"data": ALICE}, query
+        assert len(attributes["categories"]["data"]) == 2, query
+        assert "cover" not in attributes, query
+    for flag in ("false", "f", "0"):
+        _, body = await api(f"/api/articles/1?populate[author]={flag}")
+        assert "author" not in body["data"]["attributes"]
+
+
+async def test_rule_4_nested_populate(api):
+    for query in (
+        "populate[author][populate][0]=profile",
+        "populate[author][populate]=profile",
+        "populate=author.profile",
+    ):
+        _, body = await api(f"/api/articles/1?{query}")
+        author = strip(body["data"]["attributes"]["author"])
+        assert author["data"]["attributes"]["profile"] == {
+            "data": {"id": 1, "attributes": {"headline": "Writer", "website": None}}
+        }, query
+    _, body = await api("/api/articles/1?populate[author][populate]=*")
+    nested = body["data"]["attributes"]["author"]["data"]["attributes"]
+    assert set(nested) >= {"avatar", "articles", "profile", "socials"}
+    assert [a["id"] for a in nested["articles"]["data"]] == [1, 3, 6]
+    _, body = await api("/api/articles/1?populate[0]=author.profile&populate[1]=categories.parent")
+    parents = [c["attributes"]["parent"] for c in body["data"]["attributes"]["categories"]["data"]]
+    assert parents[0] == {"data": None}
+    assert parents[1]["data"]["id"] == 1
+
+
+async def test_rule_5_dotted_component_paths(api):
+    _, body = await api(
+        "/api/articles/1?populate[0]=seo&populate[1]=seo.shareImage&populate[2]=seo.keywords"
+    )
+    seo = strip(body["data"]["attributes"]["seo"])
+    assert seo == {
+        "id": 1,
+        "metaTitle": "Hello SEO",
+        "metaDescription": "desc",
+        "shareImage": {"data": PIC},
+        "keywords": [{"id": 1, "label": "k1", "url": "/k1", "newTab": False}],
+    }
+    _, body = await api("/api/articles/1?populate=seo.shareImage")
+    assert strip(body["data"]["attributes"]["seo"]["shareImage"]) == {"data": PIC}
+    _, body = await api("/api/articles/1?populate[seo][fields][0]=metaTitle")
+    assert body["data"]["attributes"]["seo"] == {"id": 1, "metaTitle": "Hello SEO"}
+
+
+async def test_rule_6_dynamic_zone_shared_strategy(api):
+    _, body = await api("/api/articles/1?populate[blocks][populate]=*")
+    blocks = strip(body["data"]["attributes"]["blocks"])
+    assert blocks == [
+        {
+            "id": 1,
+            "__component": "blocks.quote",
+            "title": "Q1",
+            "body": "To be",
+            "author": {"data": BOB},
+        },
+        {"id": 1, "__component": "blocks.rich-text", "body": "**rich**"},
+        {"id": 1, "__component": "blocks.media", "file": {"data": PIC}},
+    ]
+    _, body = await api("/api/articles/1?populate[0]=blocks.author")
+    blocks = strip(body["data"]["attributes"]["blocks"])
+    assert blocks[0]["author"] == {"data": BOB} and len(blocks) == 3
+
+
+async def test_rule_7_dynamic_zone_detailed_strategy(api):
+    _, body = await api("/api/articles/1?populate[blocks][on][blocks.quote][populate][author]=true")
+    assert strip(body["data"]["attributes"]["blocks"]) == [
+        {
+            "id": 1,
+            "__component": "blocks.quote",
+            "title": "Q1",
+            "body": "To be",
+            "author": {"data": BOB},
+        },
+    ]
+    _, body = await api("/api/articles/1?populate[blocks][on][blocks.quote][fields][0]=title")
+    assert body["data"]["attributes"]["blocks"] == [
+        {"id": 1, "__component": "blocks.quote", "title": "Q1"}
+    ]
+
+
+async def test_rule_8_fields_filters_sort_and_limits_inside_a_relation(api):
+    _, body = await api("/api/articles/1?populate[categories][fields][0]=name")
+    assert body["data"]["attributes"]["categories"] == {
+        "data": [
+            {"id": 1, "attributes": {"name": "Tech"}},
+            {"id": 2, "attributes": {"name": "Science"}},
+        ]
+    }
+    _, body = await api(
+        "/api/articles/3?populate[categories][sort][0]=name:desc&populate[categories][fields]=name"
+    )
+    names = [c["attributes"]["name"] for c in body["data"]["attributes"]["categories"]["data"]]
+    assert names == ["Tech", "Science", "Life"]
+    _, body = await api("/api/articles/3?populate[categories][filters][name][$eq]=Life")
+    assert [c["id"] for c in body["data"]["attributes"]["categories"]["data"]] == [3]
+    _, body = await api("/api/articles/1?populate[categories][filters][name][$eq]=None")
+    assert body["data"]["attributes"]["categories"] == {"data": []}
+    _, body = await api(
+        "/api/articles?populate[categories][limit]=1&populate[categories][start]=1&fields[0]=title"
+    )
+    firsts = {
+        e["id"]: [c["id"] for c in e["attributes"]["categories"]["data"]] for e in body["data"]
+    }
+    assert firsts == {1: [2], 2: [3], 3: [2], 4: [1], 6: []}  # the second in each entry's order
+    _, body = await api("/api/articles/3?populate[categories][count]=true")
+    assert body["data"]["attributes"]["categories"] == {"data": {"attributes": {"count": 3}}}
+
+
+async def test_rule_9_relation_id_only_gives_an_empty_attributes_object(api):
+    _, body = await api("/api/articles/1?populate[author][fields][0]=id")
+    assert body["data"]["attributes"]["author"] == {"data": {"id": 1, "attributes": {}}}
+
+
+async def test_rule_11_creator_fields_never_appear(api):
+    _, body = await api("/api/articles?populate=*")
+    assert "createdBy" not in str(body) and "updatedBy" not in str(body)
+
+
+async def test_drafts_are_left_out_of_populated_relations_unless_preview(api):
+    _, body = await api("/api/authors/2?populate[articles][fields][0]=title")
+    assert [a["id"] for a in body["data"]["attributes"]["articles"]["data"]] == [2]
+    _, body = await api(
+        "/api/authors/2?populate[articles][fields][0]=title&publicationState=preview"
+    )
+    assert [a["id"] for a in body["data"]["attributes"]["articles"]["data"]] == [2, 5]
+    _, body = await api("/api/categories/1?populate[articles][count]=true")
+    assert body["data"]["attributes"]["articles"] == {"data": {"attributes": {"count": 4}}}
+
+
+async def test_list_populate_shapes_match_single(api):
+    _, listed = await api("/api/articles?populate=*&filters[id]=1")
+    _, single = await api("/api/articles/1?populate=*")
+    assert listed["data"] == [single["data"]]

@@ -1,0 +1,59 @@
+"""No N+1: a populated list runs the same number of SQL statements for 5 rows or 100."""
+
+from __future__ import annotations
+
+POPULATE = (
+    "populate[author]=true&populate[categories]=true&populate[related]=true"
+    "&populate[seo]=true&populate[blocks][populate]=*"
+)
+
+
+async def _seed(app, count: int) -> None:
+    entries = app.runtime.entries
+    await entries.create("api::author.author", {"name": "A", "email": "a@x.io"})
+    await entries.create("api::author.author", {"name": "B", "email": "b@x.io"})
+    for number in range(1, 4):
+        await entries.create("api::category.category", {"name": f"c{number}", "slug": f"c{number}"})
+    for number in range(1, count + 1):
+        await entries.create(
+            "api::article.article",
+            {
+                "title": f"Article {number}",
+                "author": 1 + number % 2,
+                "categories": [1 + number % 3, 1 + (number + 1) % 3],
+                "related": [1] if number > 1 else [],
+                "seo": {"metaTitle": f"m{number}"},
+                "blocks": [
+                    {"__component": "blocks.quote", "body": "q", "author": 1},
+                    {"__component": "blocks.rich-text", "body": "r"},
+                ],
+            },
+        )
+
+
+async def _content_statements(app, statements, query: str) -> list[str]:
+    async with statements.recording() as recorded:
+        response = await app.client.get(
+            f"/api/articles?{query}", headers={"Authorization": "Bearer test-admin-token"}
+        )
+    assert response.status_code == 200, response.text
+    return [s for s in recorded if not s.startswith("BEGIN") and "strapi_api_tokens" not in s]
+
+
+async def test_statement_count_does_not_grow_with_rows(app, statements):
+    await _seed(app, 100)
+    small = await _content_statements(app, statements, f"{POPULATE}&pagination[pageSize]=5")
+    large = await _content_statements(app, statements, f"{POPULATE}&pagination[pageSize]=100")
+    default = await _content_statements(app, statements, POPULATE)
+    assert len(small) == len(large) == len(default)
+    # 1 page + 1 count + author + categories + related + component join + seo rows
+    # + one per dynamic-zone component type (quote, rich-text) + the quote's author
+    assert len(small) == 10, small
+    body = (
+        await app.client.get(
+            f"/api/articles?{POPULATE}&pagination[pageSize]=100",
+            headers={"Authorization": "Bearer test-admin-token"},
+        )
+    ).json()
+    assert len(body["data"]) == 100
+    assert body["data"][99]["attributes"]["blocks"][0]["author"]["data"]["id"] == 1
