@@ -10,7 +10,7 @@ range pagination values are clamped as Strapi does (CONTRACT §8).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -125,12 +125,29 @@ def _emptiness(node: Mapping[str, Any]) -> bool | None:
     return loose_boolean(flag) == (operator == "$null")
 
 
-class QueryParser:
-    """Parses query parameters for the models of one registry."""
+def _everything(uid: str) -> bool:
+    return True
 
-    def __init__(self, registry: Registry, limits: QueryLimits) -> None:
+
+class QueryParser:
+    """Parses query parameters for the models of one registry, for one caller.
+
+    ``may_find(uid)`` tells whether the caller may ``find`` entries of a content type: a
+    relation to a type it may not read is left out of ``populate`` (the spec's populate rule
+    10), and filtering or sorting through it is a 400 — never a silent strip that would turn
+    the query into an oracle on hidden data (CONTRACT §8).
+    """
+
+    def __init__(
+        self, registry: Registry, limits: QueryLimits, may_find: Callable[[str], bool] = _everything
+    ) -> None:
         self.registry = registry
         self.limits = limits
+        self.may_find = may_find
+
+    def for_caller(self, may_find: Callable[[str], bool]) -> QueryParser:
+        """The same parser, restricted to what one caller may read."""
+        return QueryParser(self.registry, self.limits, may_find)
 
     # ------------------------------------------------------------ entry point
 
@@ -267,7 +284,7 @@ class QueryParser:
         if name == LOCALIZATIONS and isinstance(model, ContentType) and model.localized:
             return self._through(model, name, model, node, where)
         if isinstance(attribute, RelationAttribute | ComponentAttribute):
-            if attribute.private:
+            if attribute.private or not self._readable(attribute):
                 raise invalid_parameter(name)
             target = (
                 self.registry.content_types[attribute.target]
@@ -389,7 +406,11 @@ class QueryParser:
         current = model
         for step in path[:-1]:
             attribute = current.attributes.get(step)
-            if isinstance(attribute, RelationAttribute) and not attribute.private:
+            if (
+                isinstance(attribute, RelationAttribute)
+                and not attribute.private
+                and self._readable(attribute)
+            ):
                 current = self.registry.content_types[attribute.target]
             elif isinstance(attribute, ComponentAttribute) and not attribute.private:
                 current = self.registry.components[attribute.component]
@@ -430,6 +451,9 @@ class QueryParser:
             return populate
         raise ValidationError("Invalid populate parameter")
 
+    def _readable(self, attribute: RelationAttribute | ComponentAttribute) -> bool:
+        return not isinstance(attribute, RelationAttribute) or self.may_find(attribute.target)
+
     def _populatable(self, model: Model, name: str) -> Any:
         attribute = model.attributes.get(name)
         if name == LOCALIZATIONS and isinstance(model, ContentType) and model.localized:
@@ -450,6 +474,8 @@ class QueryParser:
         populate: Populate = {}
         for name, attribute in model.attributes.items():
             populatable = attribute.type in ("relation", "media", "component", "dynamiczone")
+            if isinstance(attribute, RelationAttribute) and not self._readable(attribute):
+                continue
             if populatable and not attribute.private:
                 populate[name] = self._default_node(model, name)
         if isinstance(model, ContentType) and model.localized:
@@ -490,6 +516,8 @@ class QueryParser:
         self, model: Model, name: str, spec: Any, *, nested_as_paths: bool = False
     ) -> PopulateNode | None:
         attribute = self._populatable(model, name)
+        if isinstance(attribute, RelationAttribute) and not self._readable(attribute):
+            return None  # the spec's populate rule 10: left out, not an error
         if not isinstance(spec, Mapping):
             if isinstance(spec, str) and "," in spec:
                 spec = {"populate": spec}

@@ -11,9 +11,11 @@ from typing import Any
 from fastapi import Request
 from starlette.responses import Response
 
+from contentapi.auth.actor import Actor, may
 from contentapi.auth.deps import require
 from contentapi.errors import NotFoundError
 from contentapi.query.ast import ReadQuery
+from contentapi.query.parse import QueryParser
 from contentapi.query.qs import parse_query
 from contentapi.rest.body import read_data
 from contentapi.rest.envelope import list_envelope, single_envelope
@@ -47,8 +49,11 @@ class Resource:
     def _action(self, name: str) -> str:
         return f"{self.uid}.{name}"
 
-    def _entry_query(self, runtime: Runtime, request: Request) -> ReadQuery:
-        return runtime.query_parser.entry_query(self.content_type, query_params(request))
+    def _parser(self, runtime: Runtime, actor: Actor) -> QueryParser:
+        return runtime.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
+
+    def _entry_query(self, runtime: Runtime, request: Request, actor: Actor) -> ReadQuery:
+        return self._parser(runtime, actor).entry_query(self.content_type, query_params(request))
 
     def _single(self, runtime: Runtime, entry: dict[str, Any]) -> OrjsonResponse:
         return OrjsonResponse(single_envelope(runtime.serializer.entry(self.content_type, entry)))
@@ -57,12 +62,12 @@ class Resource:
         """``GET /api/P`` (find) and ``POST /api/P`` (create)."""
         runtime: Runtime = request.app.state.runtime
         if request.method == "POST":
-            await require(request, self._action("create"))
-            query = self._entry_query(runtime, request)
+            actor = await require(request, self._action("create"))
+            query = self._entry_query(runtime, request, actor)
             data = await read_data(request)
             return self._single(runtime, await runtime.entries.create(self.uid, data, query))
-        await require(request, self._action("find"))
-        query = runtime.query_parser.read_query(self.content_type, query_params(request))
+        actor = await require(request, self._action("find"))
+        query = self._parser(runtime, actor).read_query(self.content_type, query_params(request))
         page = await runtime.entries.find_many(self.uid, query)
         data = runtime.serializer.entries(self.content_type, page.entries)
         return OrjsonResponse(list_envelope(data, query.pagination, page.total))
@@ -71,9 +76,9 @@ class Resource:
         """``GET`` (findOne), ``PUT`` (update) and ``DELETE`` (delete) of ``/api/P/:id``."""
         runtime: Runtime = request.app.state.runtime
         action = {"PUT": "update", "DELETE": "delete"}.get(request.method, "findOne")
-        await require(request, self._action(action))
+        actor = await require(request, self._action(action))
         parsed_id = parse_entry_id(entry_id)
-        query = self._entry_query(runtime, request)
+        query = self._entry_query(runtime, request, actor)
         if action == "update":
             data = await read_data(request)
             entry = await runtime.entries.update(self.uid, parsed_id, data, query)
@@ -90,8 +95,8 @@ class Resource:
         """``GET``, ``PUT`` and ``DELETE`` of a single type's ``/api/S``."""
         runtime: Runtime = request.app.state.runtime
         action = {"PUT": "update", "DELETE": "delete"}.get(request.method, "find")
-        await require(request, self._action(action))
-        query = self._entry_query(runtime, request)
+        actor = await require(request, self._action(action))
+        query = self._entry_query(runtime, request, actor)
         if action == "update":
             data = await read_data(request)
             entry = await runtime.entries.upsert_single(self.uid, data, query.locale, query)

@@ -240,3 +240,37 @@ async def test_list_populate_shapes_match_single(api):
     _, listed = await api("/api/articles?populate=*&filters[id]=1")
     _, single = await api("/api/articles/1?populate=*")
     assert listed["data"] == [single["data"]]
+
+
+async def test_rule_10_relations_the_caller_may_not_find_are_left_out(seeded):
+    from contentapi.auth.tokens import create_token
+
+    runtime = seeded.runtime
+    async with runtime.database.write() as conn:
+        token = await create_token(
+            conn,
+            runtime.token_hasher,
+            name="articles only",
+            token_type="custom",
+            actions=[
+                "api::article.article.find",
+                "api::article.article.findOne",
+                "api::category.category.find",
+            ],
+        )
+    headers = {"Authorization": f"Bearer {token.secret}"}
+    body = (await seeded.client.get("/api/articles/1?populate=*", headers=headers)).json()
+    attributes = body["data"]["attributes"]
+    assert "author" not in attributes  # authors may not be found by this token
+    assert len(attributes["categories"]["data"]) == 2
+    body = (await seeded.client.get("/api/articles?populate[author]=true", headers=headers)).json()
+    assert all("author" not in entry["attributes"] for entry in body["data"])
+    # Filtering or sorting through the hidden relation is refused, never silently dropped.
+    for query in (
+        "filters[author][name][$eq]=Bob",
+        "sort=author.name",
+        "filters[categories][articles][author][name]=Bob",
+    ):
+        response = await seeded.client.get(f"/api/articles?{query}", headers=headers)
+        assert response.status_code == 400, query
+        assert response.json()["error"]["name"] == "ValidationError"
