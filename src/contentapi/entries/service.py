@@ -22,7 +22,7 @@ from contentapi.auth.passwords import hash_password
 from contentapi.db.engine import Database
 from contentapi.db.tables import ContentTables
 from contentapi.entries.input import EntryWrite, ModelWrite, parse_entry_input
-from contentapi.entries.nested import load_nested
+from contentapi.entries.nested import full_populate, ids_only
 from contentapi.entries.writer import Writer
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import ReadQuery
@@ -161,11 +161,19 @@ class EntryService:
     async def nested_state(self, uid: str, entry_id: int) -> dict[str, Any]:
         """Everything an entry owns beyond its scalars: related ids (in this side's order),
         file ids and its component tree (``{}`` when the entry does not exist)."""
+        content_type = self.content_type(uid)
+        query = ReadQuery(
+            publication_state="preview",
+            fields=("id",),
+            populate=full_populate(self.registry, content_type),
+        )
         async with self.database.read() as conn:
-            states = await load_nested(
-                conn, self.registry, self.tables, self.content_type(uid), [entry_id]
-            )
-        return states[entry_id]
+            entry = await self._find_by_id(conn, content_type, entry_id, query, any_state=True)
+        if entry is None:
+            return {}
+        state = ids_only(self.registry, content_type, entry)
+        state.pop("id", None)
+        return state
 
     # ---------------------------------------------------------------- writes
 
