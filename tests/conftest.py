@@ -21,6 +21,7 @@ from fastapi import FastAPI
 from sqlalchemy import text
 
 from contentapi.app import create_app
+from contentapi.auth.permissions import ensure_default_roles
 from contentapi.auth.tokens import create_token
 from contentapi.config import Settings
 from contentapi.db.engine import StatementCounter
@@ -101,7 +102,9 @@ def make_settings(database_url: str, models: Path = MODELS, **overrides: object)
         "admin_token": ADMIN_TOKEN,
         "locales": "en,fr",
         "api_token_salt": "test-salt",
-        "jwt_secret": "test-jwt-secret",
+        "jwt_secret": "test-jwt-secret-that-is-long-enough-for-hs512-keys-0123456789abcdef",
+        # Every test client has the same address; the limit itself is tested on its own app.
+        "auth_rate_limit_max": 10_000,
     }
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]
@@ -114,7 +117,9 @@ class AppHandle:
         self.app = app
         self.runtime: Runtime = app.state.runtime
         self.client = httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://testserver"
+            transport=httpx.ASGITransport(app=app),
+            base_url="http://testserver",
+            event_hooks={"response": [_no_password_hash]},
         )
         self._lifespan = app.router.lifespan_context(app)
 
@@ -128,6 +133,16 @@ class AppHandle:
 
 
 StartApp = Callable[..., Awaitable[AppHandle]]
+
+#: Prefixes of password hashes (argon2, and bcrypt as Strapi writes it).
+HASH_PREFIXES = (b"$argon2", b"$2a$", b"$2b$", b"$2y$")
+
+
+async def _no_password_hash(response: httpx.Response) -> None:
+    """Every response of the whole suite is scanned: no password hash may ever leave."""
+    body = await response.aread()
+    leaked = [prefix for prefix in HASH_PREFIXES if prefix in body]
+    assert not leaked, f"a password hash left the server: {response.request.url}"
 
 
 @pytest.fixture
@@ -179,6 +194,7 @@ async def _empty_content_tables(runtime: Runtime) -> None:
         else:
             quoted = ", ".join(f'"{name}"' for name in tables)
             await conn.execute(text(f"TRUNCATE {quoted} RESTART IDENTITY CASCADE"))
+        await ensure_default_roles(conn, runtime.tables)  # as a fresh start-up leaves them
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from contentapi.config import Settings
 from contentapi.rest.errors import CatchAllMiddleware, install_error_handlers
 from contentapi.rest.router import build_content_router
 from contentapi.runtime import Runtime
+from contentapi.users.routes import build_users_router
 
 __all__ = ["create_app"]
 
@@ -40,6 +41,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.runtime = runtime
     install_error_handlers(app)
+    app.include_router(build_users_router(runtime))
     app.include_router(build_content_router(runtime.registry))
     origins = [origin.strip() for origin in settings.cors_origins.split(",") if origin.strip()]
     app.add_middleware(

@@ -66,6 +66,8 @@ class Settings(BaseSettings):
     graphql_depth_limit: int = 10
     graphql_amount_limit: int = 100
     extensions: str | None = None
+    auth_rate_limit_max: int = 5
+    auth_rate_limit_window: str = "5m"
     cors_origins: str = "*"
     log_sql: bool = False
 
@@ -99,6 +101,10 @@ class Settings(BaseSettings):
     @property
     def base_url(self) -> str:
         return self.public_url or f"http://{self.host}:{self.port}"
+
+    @property
+    def auth_rate_limit_seconds(self) -> int:
+        return max(1, int(parse_duration(self.auth_rate_limit_window).total_seconds()))
 
     @property
     def jwt_lifetime(self) -> timedelta:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import text
 
+from contentapi.auth.permissions import ensure_default_roles
 from contentapi.auth.tokens import TokenHasher, ensure_admin_token
 from contentapi.config import Settings
 from contentapi.db.core_store import ensure_setting
@@ -84,6 +85,7 @@ class Runtime:
             )
             if self.settings.admin_token:
                 await ensure_admin_token(conn, self.token_hasher, self.settings.admin_token)
+            await ensure_default_roles(conn, self.tables)
         log.info(
             "contentapi ready: %d content types, %d components",
             len(self.registry.content_types),

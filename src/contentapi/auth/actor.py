@@ -19,12 +19,15 @@ TokenType = Literal["read-only", "full-access", "custom"]
 
 @dataclass(frozen=True, slots=True)
 class Actor:
-    """The caller: the public role, or an API token of a type (with its own actions when custom)."""
+    """The caller: the public role, an API token (its type; its actions when custom), or a
+    signed-in user with the actions of its role."""
 
-    kind: Literal["public", "api-token"]
+    kind: Literal["public", "api-token", "user"]
     token_type: TokenType | None = None
     permissions: frozenset[str] = frozenset()
     token_id: int | None = None
+    user_id: int | None = None
+    role_id: int | None = None
 
     @classmethod
     def public(cls, permissions: frozenset[str] = frozenset()) -> Actor:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from fastapi import Request
 
 from contentapi.auth.actor import Actor, may
+from contentapi.auth.jwt import verify_jwt
+from contentapi.auth.permissions import public_actions, user_access
 from contentapi.auth.tokens import resolve_token
 from contentapi.errors import ForbiddenError, UnauthorizedError
 from contentapi.runtime import Runtime
@@ -27,12 +29,24 @@ def bearer_token(request: Request) -> str | None:
 
 
 async def current_actor(request: Request) -> Actor:
+    """Who calls: a user (JWT), an API token, or the public role. Resolved from the database on
+    every request, so role changes, blocks and deletions apply to the very next request, in
+    every worker process."""
     runtime: Runtime = request.app.state.runtime
     token = bearer_token(request)
-    if token is None:
-        return Actor.public()
-    assert runtime.token_hasher is not None
+    tables = runtime.tables
     async with runtime.database.read() as conn:
+        if token is None:
+            return Actor.public(await public_actions(conn, tables))
+        if token.count(".") == 2 and runtime.jwt_secret is not None:
+            user_id = verify_jwt(token, runtime.jwt_secret)
+            if user_id is not None:
+                access = await user_access(conn, tables, user_id)
+                if access is None or access[0]:  # deleted or blocked
+                    raise UnauthorizedError()
+                _, role_id, actions = access
+                return Actor("user", permissions=actions, user_id=user_id, role_id=role_id)
+        assert runtime.token_hasher is not None
         actor = await resolve_token(conn, runtime.token_hasher, token)
     if actor is None:
         raise UnauthorizedError()

@@ -15,6 +15,7 @@ __all__ = [
     "api_token_permissions",
     "api_tokens",
     "core_store",
+    "rate_limits",
     "system_metadata",
 ]
 
@@ -66,4 +67,12 @@ api_token_permission_links = Table(
     Column("api_token_permission_id", Integer),
     Column("api_token_id", Integer),
     Column("api_token_permission_order", Double),
+)
+
+rate_limits = Table(
+    "contentapi_rate_limits",
+    system_metadata,
+    Column("key", String(64), primary_key=True),
+    Column("window_start", datetime_type(), nullable=False),
+    Column("hits", Integer, nullable=False),
 )

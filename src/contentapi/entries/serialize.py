@@ -53,6 +53,25 @@ class RestSerializer:
     def entries(self, model: ContentType, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [self.entry(model, entry) for entry in entries]
 
+    def plain(self, model: ContentType, entry: dict[str, Any]) -> dict[str, Any]:
+        """The users-permissions shape: ``{id, ...attributes}``, relations as plain objects
+        (``GET /api/users``, ``/api/users/me``, register and login answers)."""
+        renderers = self._renderers_of(model)
+        result: dict[str, Any] = {"id": entry["id"]}
+        for name, value in entry.items():
+            attribute = model.attributes.get(name)
+            if name == "id":
+                continue
+            if isinstance(attribute, RelationAttribute) and not isinstance(value, RelationCount):
+                target = self.registry.content_types[attribute.target]
+                if isinstance(value, list):
+                    result[name] = [self.plain(target, item) for item in value]
+                else:
+                    result[name] = self.plain(target, value) if value is not None else None
+            else:
+                result[name] = renderers[name](value) if name in renderers else value
+        return result
+
     # ------------------------------------------------------------ internals
 
     def _attributes(self, model: Model, entry: dict[str, Any]) -> dict[str, Any]:

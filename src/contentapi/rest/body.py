@@ -9,7 +9,7 @@ from fastapi import Request
 
 from contentapi.errors import PayloadTooLargeError, ValidationError
 
-__all__ = ["JSON_BODY_LIMIT", "read_data"]
+__all__ = ["JSON_BODY_LIMIT", "read_data", "read_json_object"]
 
 #: Strapi's koa-body ``jsonLimit`` default.
 JSON_BODY_LIMIT = 1024 * 1024
@@ -41,3 +41,17 @@ async def read_data(request: Request) -> Any:
     if not isinstance(body, dict) or not isinstance(body.get("data"), dict):
         raise ValidationError('Missing "data" payload in the request body')
     return body["data"]
+
+
+async def read_json_object(request: Request) -> dict[str, Any]:
+    """A plain JSON object body (the users-permissions routes take no ``data`` envelope)."""
+    raw = await _read_limited(request)
+    if not raw.strip():
+        return {}
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ValidationError("Invalid JSON in the request body") from exc
+    if not isinstance(body, dict):
+        raise ValidationError("The request body must be a JSON object")
+    return body

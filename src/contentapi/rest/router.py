@@ -13,6 +13,8 @@ __all__ = ["build_content_router"]
 def build_content_router(registry: Registry) -> APIRouter:
     router = APIRouter(prefix="/api")
     for content_type in registry.content_types.values():
+        if content_type.is_builtin:
+            continue  # served by the users package with Strapi's own shapes
         resource = Resource(content_type)
         if content_type.is_single:
             router.add_api_route(

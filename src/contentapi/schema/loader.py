@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from contentapi.schema.builtin import builtin_types
 from contentapi.schema.model import Component, ContentType
 from contentapi.schema.registry import Registry
 from contentapi.schema.validate import (
@@ -54,6 +55,7 @@ def load_registry(folder: Path) -> Registry:
         errors.extend(problems)
         if component is not None:
             components.append(component)
+    content_types.extend(builtin_types())
     errors.extend(check_references(content_types, components))
     if errors:
         raise ModelErrors(errors)

@@ -192,6 +192,11 @@ class ContentType:
         return self.kind == "singleType"
 
     @property
+    def is_builtin(self) -> bool:
+        """A plugin's own model (users, roles, permissions): no generic REST routes."""
+        return self.uid.startswith("plugin::")
+
+    @property
     def api_name(self) -> str:
         """The ``<name>`` of ``api::<name>.<name>``, used in permission actions."""
         return self.uid.split("::", 1)[1].split(".", 1)[0]

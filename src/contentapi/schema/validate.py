@@ -345,9 +345,9 @@ def _object(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
 
 
 def parse_content_type(
-    doc: Any, source: Path, expected_name: str
+    doc: Any, source: Path, expected_name: str, *, uid: str | None = None
 ) -> tuple[ContentType | None, list[ModelError]]:
-    """Parse ``content-types/<singularName>.json``."""
+    """Parse ``content-types/<singularName>.json`` (``uid`` given: a built-in plugin model)."""
     errors = _Collector(source)
     if not isinstance(doc, Mapping):
         errors.add(None, "a model must be a JSON object")
@@ -366,7 +366,7 @@ def parse_content_type(
         )
     if singular and singular == plural:
         errors.add(None, "info.singularName and info.pluralName must differ")
-    if isinstance(plural, str) and plural in RESERVED_PLURALS:
+    if uid is None and isinstance(plural, str) and plural in RESERVED_PLURALS:
         errors.add(None, f"info.pluralName {plural!r} is reserved by the server")
     options = _object(doc, "options")
     table = doc.get("collectionName") or (snake_case(plural) if isinstance(plural, str) else None)
@@ -380,7 +380,7 @@ def parse_content_type(
     assert isinstance(singular, str) and isinstance(plural, str) and isinstance(table, str)
     return (
         ContentType(
-            uid=f"api::{singular}.{singular}",
+            uid=uid or f"api::{singular}.{singular}",
             kind="singleType" if kind == "singleType" else "collectionType",
             table=table,
             singular_name=singular,

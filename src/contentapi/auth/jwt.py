@@ -1,0 +1,35 @@
+"""User JWTs: HS256 only, expiry required, verified against the server's secret.
+
+``algorithms=["HS256"]`` is pinned, so ``alg: none`` and RS/HS key confusion are rejected;
+a token without ``exp`` or ``id`` is rejected too. The payload is Strapi's (``{id, iat, exp}``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import jwt
+
+__all__ = ["issue_jwt", "verify_jwt"]
+
+_ALGORITHM = "HS256"
+
+
+def issue_jwt(user_id: int, secret: str, lifetime: timedelta) -> str:
+    now = datetime.now(UTC)
+    payload = {"id": user_id, "iat": now, "exp": now + lifetime}
+    return jwt.encode(payload, secret, algorithm=_ALGORITHM)
+
+
+def verify_jwt(token: str, secret: str) -> int | None:
+    """The user id of a valid, unexpired token signed with ``secret``; else ``None``."""
+    try:
+        payload = jwt.decode(
+            token, secret, algorithms=[_ALGORITHM], options={"require": ["exp", "iat", "id"]}
+        )
+    except jwt.PyJWTError:
+        return None
+    user_id = payload.get("id")
+    if isinstance(user_id, bool) or not isinstance(user_id, int) or user_id < 1:
+        return None
+    return user_id

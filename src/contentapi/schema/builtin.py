@@ -1,0 +1,108 @@
+"""The users-permissions plugin's own models: user, role and permission.
+
+They are content types like any other — so users can be related to, populated and filtered
+with the same machinery, and their tables are Strapi's (``up_users``, ``up_roles``,
+``up_permissions`` and the ``up_*_links`` tables) — but they have no generic REST routes: the
+``users`` package serves them with Strapi's own route shapes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from contentapi.schema.model import ContentType
+from contentapi.schema.validate import parse_content_type
+
+__all__ = ["BUILTIN_DOCUMENTS", "PERMISSION_UID", "ROLE_UID", "USER_UID", "builtin_types"]
+
+USER_UID = "plugin::users-permissions.user"
+ROLE_UID = "plugin::users-permissions.role"
+PERMISSION_UID = "plugin::users-permissions.permission"
+
+
+def _model(collection: str, singular: str, plural: str, attributes: dict[str, Any]) -> dict:
+    return {
+        "kind": "collectionType",
+        "collectionName": collection,
+        "info": {"singularName": singular, "pluralName": plural, "displayName": singular},
+        "options": {"draftAndPublish": False},
+        "attributes": attributes,
+    }
+
+
+BUILTIN_DOCUMENTS: dict[str, dict[str, Any]] = {
+    USER_UID: _model(
+        "up_users",
+        "user",
+        "users",
+        {
+            "username": {"type": "string", "minLength": 3, "unique": True, "required": True},
+            # Unique here (Strapi only checks at register): two concurrent sign-ups with one
+            # address must not both succeed. Addresses are stored lower-cased.
+            "email": {"type": "email", "minLength": 6, "required": True, "unique": True},
+            "provider": {"type": "string"},
+            "password": {"type": "password", "minLength": 6, "private": True},
+            "resetPasswordToken": {"type": "string", "private": True},
+            "confirmationToken": {"type": "string", "private": True},
+            "confirmed": {"type": "boolean", "default": False},
+            "blocked": {"type": "boolean", "default": False},
+            "role": {
+                "type": "relation",
+                "relation": "manyToOne",
+                "target": ROLE_UID,
+                "inversedBy": "users",
+            },
+        },
+    ),
+    ROLE_UID: _model(
+        "up_roles",
+        "role",
+        "roles",
+        {
+            "name": {"type": "string", "minLength": 3, "required": True},
+            "description": {"type": "string"},
+            "type": {"type": "string", "unique": True},
+            "permissions": {
+                "type": "relation",
+                "relation": "oneToMany",
+                "target": PERMISSION_UID,
+                "mappedBy": "role",
+            },
+            "users": {
+                "type": "relation",
+                "relation": "oneToMany",
+                "target": USER_UID,
+                "mappedBy": "role",
+            },
+        },
+    ),
+    PERMISSION_UID: _model(
+        "up_permissions",
+        "permission",
+        "permissions",
+        {
+            "action": {"type": "string", "required": True},
+            "role": {
+                "type": "relation",
+                "relation": "manyToOne",
+                "target": ROLE_UID,
+                "inversedBy": "permissions",
+            },
+        },
+    ),
+}
+
+
+def builtin_types() -> list[ContentType]:
+    """The plugin's content types (their documents are known to be valid)."""
+    found: list[ContentType] = []
+    for uid, document in BUILTIN_DOCUMENTS.items():
+        singular = document["info"]["singularName"]
+        parsed, errors = parse_content_type(
+            document, Path(f"<users-permissions>/{singular}.json"), singular, uid=uid
+        )
+        if errors or parsed is None:  # pragma: no cover - a bug in the documents above
+            raise RuntimeError("; ".join(str(e) for e in errors))
+        found.append(parsed)
+    return found

@@ -1,0 +1,1 @@
+"""The users-permissions plugin: register, login, me, users, roles and permissions routes."""

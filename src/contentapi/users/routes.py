@@ -1,0 +1,179 @@
+"""The users-permissions routes (CONTRACT §4), with Strapi v4's request and response shapes.
+
+Bodies are plain JSON objects (no ``data`` envelope); users are answered as plain objects and
+the users list as a plain array. Every route asks the one permission check for its plugin
+action (``plugin::users-permissions.<controller>.<action>``); ``/api/auth/*`` is throttled.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from contentapi.auth.actor import Actor, may
+from contentapi.auth.deps import require
+from contentapi.auth.permissions import PLUGIN
+from contentapi.auth.ratelimit import RateLimiter
+from contentapi.errors import NotFoundError, UnauthorizedError
+from contentapi.query.ast import OffsetPagination, ReadQuery
+from contentapi.rest.body import read_json_object
+from contentapi.rest.handlers import parse_entry_id, query_params
+from contentapi.rest.responses import OrjsonResponse
+from contentapi.runtime import Runtime
+from contentapi.schema.builtin import USER_UID
+from contentapi.users.roles import RolesService
+from contentapi.users.service import UsersService
+
+__all__ = ["build_users_router"]
+
+
+def _runtime(request: Request) -> Runtime:
+    return request.app.state.runtime
+
+
+def _client_ip(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _user_query(request: Request, actor: Actor, *, listing: bool) -> ReadQuery:
+    runtime = _runtime(request)
+    parser = runtime.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
+    content_type = runtime.registry.content_types[USER_UID]
+    params = query_params(request)
+    if not listing:
+        return parser.entry_query(content_type, params)
+    query = parser.read_query(content_type, params)
+    if "pagination" not in params:  # Strapi lists every user; we cap it at maxLimit
+        query = ReadQuery(
+            pagination=OffsetPagination(0, runtime.settings.rest_max_limit, False),
+            filters=query.filters,
+            sort=query.sort,
+            fields=query.fields,
+            populate=query.populate,
+        )
+    return query
+
+
+def _user(request: Request, entry: dict[str, Any]) -> dict[str, Any]:
+    runtime = _runtime(request)
+    return runtime.serializer.plain(runtime.registry.content_types[USER_UID], entry)
+
+
+def build_users_router(runtime: Runtime) -> APIRouter:
+    router = APIRouter(prefix="/api")
+    users = UsersService(runtime)
+    roles = RolesService(runtime)
+    settings = runtime.settings
+    limiter = RateLimiter(
+        runtime.database, settings.auth_rate_limit_max, settings.auth_rate_limit_seconds
+    )
+
+    async def auth_answer(request: Request, jwt: str, user: dict[str, Any]) -> Response:
+        return OrjsonResponse({"jwt": jwt, "user": _user(request, user)})
+
+    # ---------------------------------------------------------------- auth
+
+    @router.post("/auth/local")
+    async def login(request: Request) -> Response:
+        await require(request, f"{PLUGIN}.auth.callback")
+        body = await read_json_object(request)
+        raw_identifier = body.get("identifier")
+        identifier = raw_identifier if isinstance(raw_identifier, str) else ""
+        await limiter.hit("auth.local", _client_ip(request), [identifier])
+        return await auth_answer(request, *await users.login(body))
+
+    @router.post("/auth/local/register")
+    async def register(request: Request) -> Response:
+        await require(request, f"{PLUGIN}.auth.register")
+        body = await read_json_object(request)
+        targets = [str(body.get(key)) for key in ("email", "username") if body.get(key)]
+        await limiter.hit("auth.register", _client_ip(request), targets)
+        return await auth_answer(request, *await users.register(body))
+
+    @router.post("/auth/change-password")
+    async def change_password(request: Request) -> Response:
+        actor = await require(request, f"{PLUGIN}.auth.changePassword")
+        if actor.user_id is None:
+            raise UnauthorizedError("You must be authenticated to reset your password")
+        await limiter.hit("auth.change-password", _client_ip(request), [str(actor.user_id)])
+        body = await read_json_object(request)
+        return await auth_answer(request, *await users.change_password(actor.user_id, body))
+
+    # ---------------------------------------------------------------- users
+
+    @router.get("/users/me")
+    async def me(request: Request) -> Response:
+        actor = await require(request, f"{PLUGIN}.user.me")
+        if actor.user_id is None:
+            raise UnauthorizedError()
+        user = await users.user(actor.user_id, _user_query(request, actor, listing=False))
+        if user is None:
+            raise UnauthorizedError()
+        return OrjsonResponse(_user(request, user))
+
+    @router.get("/users/count")
+    async def count(request: Request) -> Response:
+        actor = await require(request, f"{PLUGIN}.user.count")
+        query = _user_query(request, actor, listing=True)
+        return OrjsonResponse(await runtime.entries.count(USER_UID, query))
+
+    @router.api_route("/users", methods=["GET", "POST"])
+    async def users_collection(request: Request) -> Response:
+        if request.method == "POST":
+            actor = await require(request, f"{PLUGIN}.user.create")
+            body = await read_json_object(request)
+            created = await users.create(body, _user_query(request, actor, listing=False))
+            return OrjsonResponse(_user(request, created), status_code=201)
+        actor = await require(request, f"{PLUGIN}.user.find")
+        page = await runtime.entries.find_many(USER_UID, _user_query(request, actor, listing=True))
+        return OrjsonResponse([_user(request, entry) for entry in page.entries])
+
+    @router.api_route("/users/{user_id}", methods=["GET", "PUT", "DELETE"])
+    async def user_item(request: Request, user_id: str) -> Response:
+        action = {"PUT": "update", "DELETE": "destroy"}.get(request.method, "findOne")
+        actor = await require(request, f"{PLUGIN}.user.{action}")
+        parsed = parse_entry_id(user_id)
+        query = _user_query(request, actor, listing=False)
+        if action == "update":
+            entry = await users.update(parsed, await read_json_object(request), query)
+        elif action == "destroy":
+            entry = await runtime.entries.delete(USER_UID, parsed, query)
+        else:
+            found = await users.user(parsed, query)
+            if found is None:
+                raise NotFoundError()
+            entry = found
+        return OrjsonResponse(_user(request, entry))
+
+    # ---------------------------------------------------------------- roles
+
+    @router.api_route("/users-permissions/roles", methods=["GET", "POST"])
+    async def roles_collection(request: Request) -> Response:
+        if request.method == "POST":
+            await require(request, f"{PLUGIN}.role.createRole")
+            await roles.create(await read_json_object(request))
+            return OrjsonResponse({"ok": True})
+        await require(request, f"{PLUGIN}.role.find")
+        return OrjsonResponse({"roles": await roles.list()})
+
+    @router.api_route("/users-permissions/roles/{role_id}", methods=["GET", "PUT", "DELETE"])
+    async def role_item(request: Request, role_id: str) -> Response:
+        action = {"PUT": "updateRole", "DELETE": "deleteRole"}.get(request.method, "findOne")
+        await require(request, f"{PLUGIN}.role.{action}")
+        parsed = parse_entry_id(role_id)
+        if action == "updateRole":
+            await roles.update(parsed, await read_json_object(request))
+            return OrjsonResponse({"ok": True})
+        if action == "deleteRole":
+            await roles.delete(parsed)
+            return OrjsonResponse({"ok": True})
+        return OrjsonResponse({"role": await roles.get(parsed)})
+
+    @router.get("/users-permissions/permissions")
+    async def permissions(request: Request) -> Response:
+        await require(request, f"{PLUGIN}.permissions.getPermissions")
+        return OrjsonResponse({"permissions": roles.all_permissions()})
+
+    return router

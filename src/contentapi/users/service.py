@@ -1,0 +1,176 @@
+"""Users: sign-up, sign-in, password change, and the user records the routes answer with.
+
+Passwords are verified off the event loop and a missing user costs the same verification
+work as a wrong password, so response times do not reveal which accounts exist. Old bcrypt
+hashes (from a Strapi database) still verify and are upgraded to argon2 on the next login.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import func, or_, select
+
+from contentapi.auth.jwt import issue_jwt
+from contentapi.auth.passwords import hash_password, needs_rehash, verify_password
+from contentapi.auth.permissions import role_id_of_type
+from contentapi.entries import EntryService
+from contentapi.entries.messages import MESSAGES
+from contentapi.errors import FieldError, ValidationError
+from contentapi.query.ast import ReadQuery
+from contentapi.runtime import Runtime
+from contentapi.schema.builtin import USER_UID
+
+__all__ = ["UsersService"]
+
+REGISTER_KEYS = frozenset({"username", "email", "password"})
+
+
+def _required_strings(body: Mapping[str, Any], names: tuple[str, ...]) -> dict[str, str]:
+    errors = [
+        FieldError((name,), MESSAGES["required"].format(path=name))
+        for name in names
+        if not isinstance(body.get(name), str) or not body.get(name)
+    ]
+    if errors:
+        raise ValidationError.from_errors(errors)
+    return {name: str(body[name]) for name in names}
+
+
+class UsersService:
+    """User operations over the shared entry service and the ``up_users`` table."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.entries: EntryService = runtime.entries
+        self.users = runtime.tables.entity(USER_UID)
+
+    def issue(self, user_id: int) -> str:
+        assert self.runtime.jwt_secret is not None
+        return issue_jwt(user_id, self.runtime.jwt_secret, self.runtime.settings.jwt_lifetime)
+
+    async def user(self, user_id: int, query: ReadQuery | None = None) -> dict[str, Any] | None:
+        return await self.entries.find_one(USER_UID, user_id, query or ReadQuery())
+
+    async def _taken(self, email: str | None, username: str | None, exclude: int | None) -> bool:
+        conditions = []
+        if email:
+            conditions.append(func.lower(self.users.c.email) == email.lower())
+        if username:
+            conditions.append(self.users.c.username == username)
+        if not conditions:
+            return False
+        statement = select(self.users.c.id).where(or_(*conditions))
+        if exclude is not None:
+            statement = statement.where(self.users.c.id != exclude)
+        async with self.runtime.database.read() as conn:
+            return (await conn.execute(statement.limit(1))).first() is not None
+
+    async def default_role(self) -> int:
+        async with self.runtime.database.read() as conn:
+            role_id = await role_id_of_type(conn, self.runtime.tables, "authenticated")
+        assert role_id is not None
+        return role_id
+
+    # ------------------------------------------------------------ flows
+
+    async def register(self, body: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """``POST /api/auth/local/register``: a confirmed user of the ``authenticated`` role."""
+        extra = sorted(set(body) - REGISTER_KEYS)
+        if extra:  # role, confirmed, blocked, provider … are never settable by a visitor
+            raise ValidationError(f"Invalid parameters: {', '.join(extra)}")
+        values = _required_strings(body, ("username", "email", "password"))
+        email = values["email"].lower()
+        if await self._taken(email, values["username"], None):
+            raise ValidationError("Email or Username are already taken")
+        created = await self.entries.create(
+            USER_UID,
+            {
+                "username": values["username"],
+                "email": email,
+                "password": values["password"],
+                "provider": "local",
+                "confirmed": True,
+                "blocked": False,
+                "role": await self.default_role(),
+            },
+        )
+        return self.issue(int(created["id"])), created
+
+    async def login(self, body: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """``POST /api/auth/local`` with ``identifier`` (username or email) and ``password``."""
+        values = _required_strings(body, ("identifier", "password"))
+        identifier = values["identifier"]
+        users = self.users
+        statement = select(users.c.id, users.c.password, users.c.blocked, users.c.confirmed).where(
+            users.c.provider == "local",
+            or_(func.lower(users.c.email) == identifier.lower(), users.c.username == identifier),
+        )
+        async with self.runtime.database.read() as conn:
+            row = (await conn.execute(statement.order_by(users.c.id).limit(1))).first()
+        stored = row.password if row is not None else None
+        valid = await asyncio.to_thread(verify_password, values["password"], stored)
+        if row is None or not valid:
+            raise ValidationError("Invalid identifier or password")
+        if row.blocked:
+            raise ValidationError("Your account has been blocked by an administrator")
+        if not row.confirmed:
+            raise ValidationError("Your account email is not confirmed")
+        if stored and needs_rehash(stored):
+            rehashed = await asyncio.to_thread(hash_password, values["password"])
+            async with self.runtime.database.write() as conn:
+                await conn.execute(
+                    users.update().where(users.c.id == row.id).values(password=rehashed)
+                )
+        user = await self.user(int(row.id))
+        assert user is not None
+        return self.issue(int(row.id)), user
+
+    async def change_password(
+        self, user_id: int, body: Mapping[str, Any]
+    ) -> tuple[str, dict[str, Any]]:
+        """``POST /api/auth/change-password`` for the signed-in user."""
+        values = _required_strings(body, ("currentPassword", "password", "passwordConfirmation"))
+        async with self.runtime.database.read() as conn:
+            stored = (
+                await conn.execute(select(self.users.c.password).where(self.users.c.id == user_id))
+            ).scalar()
+        if not await asyncio.to_thread(verify_password, values["currentPassword"], stored):
+            raise ValidationError("The provided current password is invalid")
+        if values["password"] != values["passwordConfirmation"]:
+            raise ValidationError("Passwords do not match")
+        if values["password"] == values["currentPassword"]:
+            raise ValidationError("Your new password must be different than your current password")
+        user = await self.entries.update(USER_UID, user_id, {"password": values["password"]})
+        return self.issue(user_id), user
+
+    async def create(self, body: Mapping[str, Any], query: ReadQuery) -> dict[str, Any]:
+        """``POST /api/users``: an administrator's create (role, confirmed, blocked allowed)."""
+        values = _required_strings(body, ("username", "email", "password"))
+        if await self._taken(values["email"], None, None):
+            raise ValidationError("Email already taken")
+        if await self._taken(None, values["username"], None):
+            raise ValidationError("Username already taken")
+        data = {**body, "email": values["email"].lower()}
+        data.setdefault("provider", "local")
+        data.setdefault("confirmed", False)
+        if data.get("role") is None:
+            data["role"] = await self.default_role()
+        return await self.entries.create(USER_UID, data, query)
+
+    async def update(
+        self, user_id: int, body: Mapping[str, Any], query: ReadQuery
+    ) -> dict[str, Any]:
+        """``PUT /api/users/:id``."""
+        data = dict(body)
+        if isinstance(data.get("email"), str):
+            data["email"] = data["email"].lower()
+            if await self._taken(data["email"], None, user_id):
+                raise ValidationError("Email already taken")
+        if isinstance(data.get("username"), str) and await self._taken(
+            None, data["username"], user_id
+        ):
+            raise ValidationError("Username already taken")
+        return await self.entries.update(USER_UID, user_id, data, query)
