@@ -168,3 +168,29 @@ def test_suite_fails_rather_than_skips_when_postgres_is_unreachable():
     assert result.returncode != 0
     assert "PostgreSQL is not reachable" in result.stdout
     assert "skipped" not in result.stdout.splitlines()[-1]
+
+
+def test_production_refuses_to_start_without_a_jwt_secret(tmp_path):
+    from contentapi.app import create_app
+    from contentapi.config import Settings
+
+    settings = Settings(
+        env="production",
+        database_url=f"sqlite+aiosqlite:///{tmp_path}/p.db",
+        content_types_dir=MODELS,
+    )
+    with pytest.raises(ValueError, match="CONTENTAPI_JWT_SECRET"):
+        create_app(settings)
+    result = subprocess.run(
+        [CONTENTAPI, "serve"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_env(
+            CONTENTAPI_ENV="production",
+            CONTENTAPI_DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path}/p.db",
+        ),
+    )
+    assert result.returncode == 2
+    assert "CONTENTAPI_JWT_SECRET is required" in result.stderr

@@ -23,10 +23,14 @@ err = Console(stderr=True)
 
 def _settings() -> Settings:
     try:
-        return Settings()
+        settings = Settings()
     except Exception as exc:  # pydantic's message names the bad setting
         err.print(f"[red]invalid configuration:[/red] {exc}")
         raise typer.Exit(2) from exc
+    if settings.env == "production" and not settings.jwt_secret:
+        err.print("[red]CONTENTAPI_JWT_SECRET is required when CONTENTAPI_ENV=production[/red]")
+        raise typer.Exit(2)
+    return settings
 
 
 def _check_models(settings: Settings) -> int:
