@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -105,6 +106,7 @@ def make_settings(database_url: str, models: Path = MODELS, **overrides: object)
         "jwt_secret": "test-jwt-secret-that-is-long-enough-for-hs512-keys-0123456789abcdef",
         # Every test client has the same address; the limit itself is tested on its own app.
         "auth_rate_limit_max": 10_000,
+        "uploads_dir": Path(tempfile.mkdtemp(prefix="contentapi-uploads-")),
     }
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]

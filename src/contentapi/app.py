@@ -10,9 +10,11 @@ from starlette.middleware.cors import CORSMiddleware
 
 from contentapi import __version__
 from contentapi.config import Settings
+from contentapi.i18n.routes import build_i18n_router
 from contentapi.rest.errors import CatchAllMiddleware, install_error_handlers
 from contentapi.rest.router import build_content_router
 from contentapi.runtime import Runtime
+from contentapi.upload.routes import UploadsStatic, build_upload_router
 from contentapi.users.routes import build_users_router
 
 __all__ = ["create_app"]
@@ -42,7 +44,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.runtime = runtime
     install_error_handlers(app)
     app.include_router(build_users_router(runtime))
+    app.include_router(build_upload_router(runtime))
+    app.include_router(build_i18n_router(runtime))
     app.include_router(build_content_router(runtime.registry))
+    settings.uploads_dir.mkdir(parents=True, exist_ok=True)
+    app.mount("/uploads", UploadsStatic(directory=settings.uploads_dir), name="uploads")
     origins = [origin.strip() for origin in settings.cors_origins.split(",") if origin.strip()]
     app.add_middleware(
         CORSMiddleware,

@@ -55,6 +55,7 @@ class Settings(BaseSettings):
     admin_token: str | None = None
     api_token_salt: str | None = None
     uploads_dir: Path = Path("public/uploads")
+    upload_max_size: int = 200 * 1024 * 1024  # bytes per upload request (Strapi's sizeLimit)
     locales: str = "en"
     rest_default_limit: int = 25
     rest_max_limit: int = 100

@@ -44,6 +44,11 @@ PLUGIN_CONTROLLERS: dict[str, tuple[str, ...]] = {
     "role": ("createRole", "findOne", "find", "updateRole", "deleteRole"),
     "permissions": ("getPermissions",),
 }
+PLUGINS: dict[str, dict[str, tuple[str, ...]]] = {
+    PLUGIN: PLUGIN_CONTROLLERS,
+    "plugin::upload": {"content-api": ("find", "findOne", "destroy", "upload")},
+    "plugin::i18n": {"locales": ("listLocales",)},
+}
 #: Strapi's defaults: the public role may log in and register; authenticated users may call
 #: ``me`` and change their password.
 DEFAULT_ROLES = {
@@ -75,11 +80,13 @@ def _content_controllers(registry: Registry) -> dict[str, tuple[str, str, tuple[
         if content_type.is_builtin:
             continue
         name = content_type.api_name
-        actions = (
+        actions: tuple[str, ...] = (
             ("find", "update", "delete")
             if content_type.is_single
             else ("find", "findOne", "create", "update", "delete")
         )
+        if content_type.localized and not content_type.is_single:
+            actions += ("createLocalization",)
         found[f"api::{name}"] = (name, content_type.uid, actions)
     return found
 
@@ -92,8 +99,9 @@ def all_actions(registry: Registry) -> list[str]:
         for action in names
     ]
     actions += [
-        f"{PLUGIN}.{controller}.{action}"
-        for controller, names in PLUGIN_CONTROLLERS.items()
+        f"{plugin}.{controller}.{action}"
+        for plugin, controllers in PLUGINS.items()
+        for controller, names in controllers.items()
         for action in names
     ]
     return actions
@@ -111,15 +119,16 @@ def permissions_tree(registry: Registry, enabled: Iterable[str]) -> dict[str, An
                 }
             }
         }
-    tree[PLUGIN] = {
-        "controllers": {
-            controller: {
-                action: {"enabled": f"{PLUGIN}.{controller}.{action}" in on, "policy": ""}
-                for action in names
+    for plugin, controllers in PLUGINS.items():
+        tree[plugin] = {
+            "controllers": {
+                controller: {
+                    action: {"enabled": f"{plugin}.{controller}.{action}" in on, "policy": ""}
+                    for action in names
+                }
+                for controller, names in controllers.items()
             }
-            for controller, names in PLUGIN_CONTROLLERS.items()
         }
-    }
     return tree
 
 

@@ -18,13 +18,13 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
-    Numeric,
     String,
     Table,
     UniqueConstraint,
 )
 
-from contentapi.db.types import column_type, datetime_type, json_type
+from contentapi.db.types import column_type, datetime_type
+from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import Component, ContentType, Model, RelationAttribute, RelationLink
 from contentapi.schema.naming import component_join_table, shorten, snake_case
 from contentapi.schema.registry import Registry
@@ -148,38 +148,9 @@ def _localizations_table(metadata: MetaData, content_type: ContentType) -> Table
     )
 
 
-def _files_tables(metadata: MetaData) -> tuple[Table, Table]:
-    files = Table(
-        "files",
-        metadata,
-        Column("id", Integer, primary_key=True, autoincrement=True),
-        Column("name", String(255)),
-        Column("alternative_text", String(255)),
-        Column("caption", String(255)),
-        Column("width", Integer),
-        Column("height", Integer),
-        Column("formats", json_type()),
-        Column("hash", String(255)),
-        Column("ext", String(255)),
-        Column("mime", String(255)),
-        Column("size", Numeric(10, 2, asdecimal=False)),
-        Column("url", String(255)),
-        Column("preview_url", String(255)),
-        Column("provider", String(255)),
-        Column("provider_metadata", json_type()),
-        Column("folder_path", String(255)),
-        Column("created_at", datetime_type()),
-        Column("updated_at", datetime_type()),
-        Column("created_by_id", Integer),
-        Column("updated_by_id", Integer),
-        Index("upload_files_folder_path_index", "folder_path"),
-        Index("upload_files_created_at_index", "created_at"),
-        Index("upload_files_updated_at_index", "updated_at"),
-        Index("upload_files_name_index", "name"),
-        Index("upload_files_size_index", "size"),
-        Index("upload_files_ext_index", "ext"),
-    )
-    morphs = Table(
+def _morphs_table(metadata: MetaData) -> Table:
+    """``files_related_morphs``: which entry (or component row) holds which file, in order."""
+    return Table(
         "files_related_morphs",
         metadata,
         Column("id", Integer, primary_key=True, autoincrement=True),
@@ -192,7 +163,10 @@ def _files_tables(metadata: MetaData) -> tuple[Table, Table]:
         Index("files_related_morphs_order_index", "order"),
         Index("files_related_morphs_id_column_index", "related_id"),
     )
-    return files, morphs
+
+
+#: The upload plugin's indexes on ``files`` (Strapi's names).
+_FILE_INDEXES = ("folder_path", "created_at", "updated_at", "name", "size", "ext")
 
 
 def build_tables(registry: Registry) -> ContentTables:
@@ -213,7 +187,10 @@ def build_tables(registry: Registry) -> ContentTables:
             tables.component_joins[model.uid] = _component_join_table(metadata, model)
         if isinstance(model, ContentType) and model.localized:
             tables.localizations[model.uid] = _localizations_table(metadata, model)
-    files, morphs = _files_tables(metadata)
+    files = tables.entities[FILE_UID]
+    for column in _FILE_INDEXES:
+        Index(f"upload_files_{column}_index", files.c[column])
+    morphs = _morphs_table(metadata)
     return ContentTables(
         metadata,
         tables.entities,

@@ -242,10 +242,19 @@ def _parse_id(value: Any) -> int | None:
 class _Parser:
     """One body's parse: shared settings and the error list every level appends to."""
 
-    def __init__(self, registry: Registry, locales: tuple[str, ...], is_draft: bool) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        locales: tuple[str, ...],
+        is_draft: bool,
+        copied: frozenset[str] = frozenset(),
+    ) -> None:
         self.registry = registry
         self.locales = locales
         self.is_draft = is_draft
+        self.copied = (
+            copied  # attributes whose values come from elsewhere (a localization's source)
+        )
         self.errors: list[FieldError] = []
 
     def error(self, path: Path, message: str) -> None:
@@ -260,6 +269,8 @@ class _Parser:
         write = EntryWrite(model) if isinstance(model, ContentType) else ModelWrite(model)
         for name, attribute in model.attributes.items():
             at = (*path, name)
+            if not path and name in self.copied:
+                continue
             present = name in data
             if isinstance(attribute, ScalarAttribute):
                 self.scalar(write, attribute, data.get(name), at, present, creating)
@@ -440,6 +451,7 @@ def parse_entry_input(
     locales: tuple[str, ...],
     was_draft: bool = False,
     now: datetime | None = None,
+    copied: frozenset[str] = frozenset(),
 ) -> EntryWrite:
     """Validate ``data`` for a create (``creating``: defaults, required) or a partial update.
 
@@ -452,7 +464,7 @@ def parse_entry_input(
     is_draft = content_type.draft_and_publish and (
         data["publishedAt"] is None if "publishedAt" in data else (was_draft and not creating)
     )
-    parser = _Parser(registry, locales, is_draft)
+    parser = _Parser(registry, locales, is_draft, copied)
     write = parser.model(content_type, data, (), creating)
     assert isinstance(write, EntryWrite)
     moment = now or datetime.now(UTC).replace(tzinfo=None)

@@ -16,12 +16,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from contentapi.entries.input import MediaWrite, label
 from contentapi.errors import FieldError, ValidationError
 
-__all__ = ["delete_media_of", "store_media"]
+__all__ = ["allowed_file", "delete_media_of", "store_media"]
 
 _MIME_GROUPS = {"images": "image/", "videos": "video/", "audios": "audio/"}
 
 
-def _allowed(mime: str | None, allowed_types: Sequence[str]) -> bool:
+def allowed_file(mime: str | None, allowed_types: Sequence[str]) -> bool:
+    """Whether a file of ``mime`` fits ``allowedTypes`` (images, videos, audios, files)."""
     if not allowed_types:
         return True
     mime = mime or ""
@@ -49,7 +50,9 @@ async def store_media(
             raise ValidationError.from_errors(
                 [FieldError(write.path, f"{label(write.path)}: file(s) {missing} do not exist")]
             )
-        refused = [i for i in write.ids if not _allowed(mimes[i], write.attribute.allowed_types)]
+        refused = [
+            i for i in write.ids if not allowed_file(mimes[i], write.attribute.allowed_types)
+        ]
         if refused:
             allowed = ", ".join(write.attribute.allowed_types)
             raise ValidationError.from_errors(

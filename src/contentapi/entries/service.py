@@ -22,6 +22,12 @@ from contentapi.auth.passwords import hash_password
 from contentapi.db.engine import Database
 from contentapi.db.tables import ContentTables
 from contentapi.entries.input import EntryWrite, ModelWrite, parse_entry_input
+from contentapi.entries.localization import (
+    group_ids,
+    link_group,
+    non_localized,
+    sync_non_localized,
+)
 from contentapi.entries.nested import full_populate, ids_only
 from contentapi.entries.writer import Writer
 from contentapi.errors import NotFoundError, ValidationError
@@ -202,6 +208,55 @@ class EntryService:
             if not await self._lock_entry(conn, content_type, entry_id):
                 raise NotFoundError()
             await self.writer.update_row(conn, content_type, entry_id, write)
+            if content_type.localized:
+                await sync_non_localized(conn, self.tables, content_type, entry_id, write.columns)
+            return await self._read_back_existing(conn, content_type, entry_id, query)
+
+    async def create_localization(
+        self, uid: str, source_id: int, data: Any, query: ReadQuery | None = None
+    ) -> Entry:
+        """``POST /api/P/:id/localizations``: a draft in another locale, linked to the group."""
+        content_type = self.content_type(uid)
+        if not content_type.localized:
+            raise ValidationError(f"{content_type.display_name} is not localized")
+        if not isinstance(data, Mapping):
+            raise ValidationError("The request body must be a JSON object")
+        locale = data.get("locale")
+        if locale not in self.locales:
+            raise ValidationError("This locale doesn't exist")
+        shared = non_localized(content_type)
+        write = parse_entry_input(
+            content_type,
+            {**data, "publishedAt": data.get("publishedAt")},
+            registry=self.registry,
+            creating=True,
+            locales=self.locales,
+            copied=frozenset(attribute.name for attribute in shared),
+        )
+        await _hash_passwords(write)
+        table = self.tables.entity(uid)
+        async with self._writing() as conn:
+            if not await self._lock_entry(conn, content_type, source_id):
+                raise NotFoundError()
+            members = [source_id, *await group_ids(conn, self.tables, content_type, source_id)]
+            used = await conn.execute(select(table.c.locale).where(table.c.id.in_(members)))
+            if locale in {row.locale for row in used}:
+                raise ValidationError("This locale is already used")
+            if shared:
+                source = (
+                    (
+                        await conn.execute(
+                            select(*(table.c[a.column] for a in shared)).where(
+                                table.c.id == source_id
+                            )
+                        )
+                    )
+                    .mappings()
+                    .one()
+                )
+                write.columns.update({a.column: source[a.column] for a in shared})
+            entry_id = await self.writer.insert_row(conn, content_type, write)
+            await link_group(conn, self.tables, content_type, entry_id, members)
             return await self._read_back_existing(conn, content_type, entry_id, query)
 
     async def delete(self, uid: str, entry_id: int, query: ReadQuery | None = None) -> Entry:

@@ -6,6 +6,7 @@ One handler per path dispatches on the method, so that a wrong method gets a 405
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from fastapi import Request
@@ -14,10 +15,10 @@ from starlette.responses import Response
 from contentapi.auth.actor import Actor, may
 from contentapi.auth.deps import require
 from contentapi.errors import NotFoundError
-from contentapi.query.ast import ReadQuery
-from contentapi.query.parse import QueryParser
+from contentapi.query.ast import ReadQuery, RelationPopulate
+from contentapi.query.parse import LOCALIZATIONS, QueryParser
 from contentapi.query.qs import parse_query
-from contentapi.rest.body import read_data
+from contentapi.rest.body import read_data, read_json_object
 from contentapi.rest.envelope import list_envelope, single_envelope
 from contentapi.rest.responses import OrjsonResponse
 from contentapi.runtime import Runtime
@@ -90,6 +91,25 @@ class Resource:
                 raise NotFoundError()
             entry = found
         return self._single(runtime, entry)
+
+    async def localizations(self, request: Request, entry_id: str) -> Response:
+        """``POST /api/P/:id/localizations``: answered flat, as Strapi does, with the group."""
+        runtime: Runtime = request.app.state.runtime
+        actor = await require(request, self._action("createLocalization"))
+        parsed_id = parse_entry_id(entry_id)
+        query = self._entry_query(runtime, request, actor)
+        # The whole group, drafts included (a new localization is itself a draft).
+        query = replace(
+            query,
+            publication_state="preview",
+            populate={**query.populate, LOCALIZATIONS: RelationPopulate()},
+        )
+        body = await read_json_object(request)
+        entry = await runtime.entries.create_localization(self.uid, parsed_id, body, query)
+        others = entry.pop(LOCALIZATIONS)
+        flat = runtime.serializer.plain(self.content_type, entry)
+        flat[LOCALIZATIONS] = [runtime.serializer.plain(self.content_type, e) for e in others]
+        return OrjsonResponse(flat)
 
     async def single(self, request: Request) -> Response:
         """``GET``, ``PUT`` and ``DELETE`` of a single type's ``/api/S``."""

@@ -32,4 +32,10 @@ def build_content_router(registry: Registry) -> APIRouter:
             resource.item,
             methods=["GET", "PUT", "DELETE"],
         )
+        if content_type.localized:
+            router.add_api_route(
+                f"/{content_type.plural_name}/{{entry_id}}/localizations",
+                resource.localizations,
+                methods=["POST"],
+            )
     return router

@@ -1,4 +1,4 @@
-"""The users-permissions plugin's own models: user, role and permission.
+"""The plugins' own models: the upload plugin's file; users-permissions' user, role, permission.
 
 They are content types like any other — so users can be related to, populated and filtered
 with the same machinery, and their tables are Strapi's (``up_users``, ``up_roles``,
@@ -14,8 +14,16 @@ from typing import Any
 from contentapi.schema.model import ContentType
 from contentapi.schema.validate import parse_content_type
 
-__all__ = ["BUILTIN_DOCUMENTS", "PERMISSION_UID", "ROLE_UID", "USER_UID", "builtin_types"]
+__all__ = [
+    "BUILTIN_DOCUMENTS",
+    "FILE_UID",
+    "PERMISSION_UID",
+    "ROLE_UID",
+    "USER_UID",
+    "builtin_types",
+]
 
+FILE_UID = "plugin::upload.file"
 USER_UID = "plugin::users-permissions.user"
 ROLE_UID = "plugin::users-permissions.role"
 PERMISSION_UID = "plugin::users-permissions.permission"
@@ -32,6 +40,28 @@ def _model(collection: str, singular: str, plural: str, attributes: dict[str, An
 
 
 BUILTIN_DOCUMENTS: dict[str, dict[str, Any]] = {
+    FILE_UID: _model(
+        "files",
+        "file",
+        "files",
+        {
+            "name": {"type": "string", "required": True},
+            "alternativeText": {"type": "string"},
+            "caption": {"type": "string"},
+            "width": {"type": "integer"},
+            "height": {"type": "integer"},
+            "formats": {"type": "json"},
+            "hash": {"type": "string", "required": True},
+            "ext": {"type": "string"},
+            "mime": {"type": "string", "required": True},
+            "size": {"type": "decimal", "required": True},
+            "url": {"type": "string", "required": True},
+            "previewUrl": {"type": "string"},
+            "provider": {"type": "string", "required": True},
+            "provider_metadata": {"type": "json"},
+            "folderPath": {"type": "string", "private": True},
+        },
+    ),
     USER_UID: _model(
         "up_users",
         "user",

@@ -1,0 +1,1 @@
+"""i18n: the configured locales and the localizations routes."""

@@ -1,0 +1,1 @@
+"""The upload plugin: files stored behind a provider, image formats, attachment to entries."""

@@ -1,0 +1,145 @@
+"""``/api/upload`` routes (Strapi's shapes: plain file objects and arrays) and ``/uploads``.
+
+The multipart body is parsed from a byte-counting stream: past the configured size the request
+is refused with 413 while it is still arriving, and file parts are spooled to disk by the
+parser, never held whole in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, Request
+from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.responses import Response
+from starlette.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
+
+from contentapi.auth.actor import may
+from contentapi.auth.deps import require
+from contentapi.errors import NotFoundError, PayloadTooLargeError, ValidationError
+from contentapi.query.ast import OffsetPagination, ReadQuery
+from contentapi.rest.handlers import parse_entry_id, query_params
+from contentapi.rest.responses import OrjsonResponse
+from contentapi.runtime import Runtime
+from contentapi.schema.builtin import FILE_UID
+from contentapi.upload.service import IncomingFile, UploadService
+from contentapi.upload.storage import LocalStorage
+
+__all__ = ["UploadsStatic", "build_upload_router"]
+
+UPLOAD = "plugin::upload.content-api"
+_FORM_OVERHEAD = 64 * 1024  # multipart boundaries and small fields beyond the files' bytes
+
+
+class UploadsStatic(StaticFiles):
+    """Stored files, with ``nosniff`` so a browser never reinterprets what they are."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def guarded(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-content-type-options", b"nosniff"),
+                ]
+            await send(message)
+
+        await super().__call__(scope, receive, guarded)
+
+
+async def _limited(stream: AsyncIterator[bytes], limit: int) -> AsyncGenerator[bytes, None]:
+    received = 0
+    async for chunk in stream:
+        received += len(chunk)
+        if received > limit:
+            raise PayloadTooLargeError()
+        yield chunk
+
+
+def _infos(raw: list[Any], count: int) -> list[dict[str, Any]]:
+    """``fileInfo``: one JSON object per file (or a JSON array of them)."""
+    parsed: list[Any] = []
+    for item in raw:
+        try:
+            value = orjson.loads(item) if isinstance(item, str) else {}
+        except orjson.JSONDecodeError as error:
+            raise ValidationError("fileInfo must be JSON") from error
+        parsed.extend(value if isinstance(value, list) else [value])
+    infos = [item if isinstance(item, dict) else {} for item in parsed]
+    return (infos + [{}] * count)[:count]
+
+
+def build_upload_router(runtime: Runtime) -> APIRouter:
+    settings = runtime.settings
+    storage = LocalStorage(settings.uploads_dir)
+    service = UploadService(runtime, storage, settings.upload_max_size)
+    router = APIRouter(prefix="/api/upload")
+    file_type = runtime.registry.content_types[FILE_UID]
+
+    def plain(entry: dict[str, Any]) -> dict[str, Any]:
+        return runtime.serializer.plain(file_type, entry)
+
+    @router.post("")
+    async def upload(request: Request) -> Response:
+        await require(request, f"{UPLOAD}.upload")
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > settings.upload_max_size + _FORM_OVERHEAD:
+            raise PayloadTooLargeError()
+        if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+            raise ValidationError("Expected a multipart/form-data body with `files`")
+        limit = settings.upload_max_size + _FORM_OVERHEAD
+        parser = MultiPartParser(
+            request.headers, _limited(request.stream(), limit), max_files=50, max_fields=50
+        )
+        try:
+            form = await parser.parse()
+        except MultiPartException as error:
+            raise ValidationError(f"Invalid multipart body: {error.message}") from error
+        try:
+            parts = [item for item in form.getlist("files") if isinstance(item, UploadFile)]
+            infos = _infos(form.getlist("fileInfo"), len(parts))
+            incoming = [
+                IncomingFile(part.filename or "file", part.file, info)
+                for part, info in zip(parts, infos, strict=True)
+            ]
+            attach = None
+            if any(form.get(key) is not None for key in ("ref", "refId", "field")):
+                attach = (form.get("ref"), form.get("refId"), form.get("field"))
+            created = await service.upload(incoming, attach)
+        finally:
+            await form.close()
+        return OrjsonResponse([plain(entry) for entry in created])
+
+    @router.get("/files")
+    async def find(request: Request) -> Response:
+        actor = await require(request, f"{UPLOAD}.find")
+        parser = runtime.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
+        params = query_params(request)
+        query = parser.read_query(file_type, params)
+        if "pagination" not in params:
+            query = ReadQuery(
+                pagination=OffsetPagination(0, settings.rest_max_limit, False),
+                filters=query.filters,
+                sort=query.sort,
+                fields=query.fields,
+            )
+        page = await runtime.entries.find_many(FILE_UID, query)
+        return OrjsonResponse([plain(entry) for entry in page.entries])
+
+    @router.get("/files/{file_id}")
+    async def find_one(request: Request, file_id: str) -> Response:
+        await require(request, f"{UPLOAD}.findOne")
+        found = await service.find_one(parse_entry_id(file_id))
+        if found is None:
+            raise NotFoundError()
+        return OrjsonResponse(plain(found))
+
+    @router.delete("/files/{file_id}")
+    async def destroy(request: Request, file_id: str) -> Response:
+        await require(request, f"{UPLOAD}.destroy")
+        return OrjsonResponse(plain(await service.delete(parse_entry_id(file_id))))
+
+    return router

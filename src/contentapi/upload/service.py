@@ -1,0 +1,243 @@
+"""Uploading, attaching and deleting files: the ``files`` rows and the stored bytes together.
+
+An upload request is all-or-nothing: every file is sniffed, checked and stored, its formats
+generated, then all rows (and the attachment to an entry) are written in one transaction; if
+anything fails, the bytes already written are removed again, so no stray file stays on disk.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, BinaryIO
+
+from sqlalchemy import and_, func, select
+
+from contentapi.entries.media_store import allowed_file
+from contentapi.errors import NotFoundError, ValidationError
+from contentapi.query.ast import ReadQuery
+from contentapi.runtime import Runtime
+from contentapi.schema.builtin import FILE_UID
+from contentapi.schema.model import MediaAttribute
+from contentapi.upload.images import ImageError, inspect_image, renditions
+from contentapi.upload.sniff import sniff
+from contentapi.upload.storage import LocalStorage
+
+__all__ = ["IncomingFile", "UploadService"]
+
+_FORMAT_TYPES = {
+    "PNG": ("image/png", ".png"),
+    "JPEG": ("image/jpeg", ".jpg"),
+    "GIF": ("image/gif", ".gif"),
+    "WEBP": ("image/webp", ".webp"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class IncomingFile:
+    """One uploaded part: the client's file name, its spooled bytes, and its ``fileInfo``."""
+
+    filename: str
+    source: BinaryIO
+    info: Mapping[str, Any]
+
+
+def _kilobytes(size: int) -> float:
+    return round(size / 1000, 2)  # Strapi's bytesToKbytes
+
+
+def _display_name(filename: str) -> str:
+    """The client's file name without any directory part (``../../x.png`` → ``x.png``)."""
+    name = re.split(r"[\\/]", filename)[-1].strip().replace("\x00", "")
+    return name[:200] or "file"
+
+
+def _hash(name: str) -> str:
+    base = name.rsplit(".", 1)[0] if "." in name else name
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", base).strip("_")[:50] or "file"
+    return f"{slug}_{secrets.token_hex(5)}"
+
+
+class UploadService:
+    def __init__(self, runtime: Runtime, storage: LocalStorage, max_size: int) -> None:
+        self.runtime = runtime
+        self.storage = storage
+        self.max_size = max_size
+        self.files = runtime.tables.entity(FILE_UID)
+        morphs = runtime.tables.file_morphs
+        assert morphs is not None
+        self.morphs = morphs
+
+    async def _store(self, incoming: IncomingFile, saved: list[str]) -> dict[str, Any]:
+        """Check and store one file (and its formats); the values of its ``files`` row."""
+        head = incoming.source.read(8192)
+        if not head:
+            raise ValidationError(f"File {_display_name(incoming.filename)} is empty")
+        kind = sniff(head, incoming.filename)
+        name = str(incoming.info.get("name") or _display_name(incoming.filename))
+        file_hash = _hash(name)
+        width = height = None
+        formats: dict[str, Any] | None = None
+        pictures = []
+        if kind.is_raster_image:
+            try:
+                info = inspect_image(incoming.source)
+            except ImageError as error:
+                raise ValidationError("File is not a valid image") from error
+            width, height = info.width, info.height
+            pictures = renditions(incoming.source, info)
+        key = f"{file_hash}{kind.ext}"
+        size = await self.storage.save(key, incoming.source, self.max_size)
+        saved.append(key)
+        if pictures:
+            formats = {}
+            for picture in pictures:
+                mime, ext = _FORMAT_TYPES.get(info.format, (kind.mime, kind.ext))
+                picture_key = f"{picture.name}_{file_hash}{ext}"
+                await self.storage.save_bytes(picture_key, picture.data)
+                saved.append(picture_key)
+                formats[picture.name] = {
+                    "name": f"{picture.name}_{name}",
+                    "hash": f"{picture.name}_{file_hash}",
+                    "ext": ext,
+                    "mime": mime,
+                    "path": None,
+                    "width": picture.width,
+                    "height": picture.height,
+                    "size": _kilobytes(len(picture.data)),
+                    "sizeInBytes": len(picture.data),
+                    "url": self.storage.url(picture_key),
+                }
+        now = datetime.now(UTC).replace(tzinfo=None)
+        return {
+            "name": name,
+            "alternative_text": incoming.info.get("alternativeText"),
+            "caption": incoming.info.get("caption"),
+            "width": width,
+            "height": height,
+            "formats": formats,
+            "hash": file_hash,
+            "ext": kind.ext,
+            "mime": kind.mime,
+            "size": _kilobytes(size),
+            "url": self.storage.url(key),
+            "preview_url": None,
+            "provider": self.storage.name,
+            "provider_metadata": None,
+            "folder_path": "/",
+            "created_at": now,
+            "updated_at": now,
+        }
+
+    def _target(self, ref: Any, ref_id: Any, field: Any) -> tuple[str, int, MediaAttribute]:
+        """``ref``/``refId``/``field`` → (uid, entry id, media attribute); 400 when invalid."""
+        registry = self.runtime.registry
+        model = registry.content_types.get(ref) or registry.components.get(ref)
+        if model is None:
+            raise ValidationError(f"ref {ref!r} is not a content type or component")
+        attribute = model.attributes.get(field) if isinstance(field, str) else None
+        if not isinstance(attribute, MediaAttribute):
+            raise ValidationError(f"field {field!r} is not a media attribute of {ref}")
+        if not (isinstance(ref_id, str) and ref_id.isdigit()) and not isinstance(ref_id, int):
+            raise ValidationError("refId must be an entry id")
+        return model.uid, int(ref_id), attribute
+
+    async def upload(
+        self, incoming: Sequence[IncomingFile], attach: tuple[Any, Any, Any] | None
+    ) -> list[dict[str, Any]]:
+        if not incoming:
+            raise ValidationError("Files are empty")
+        target = self._target(*attach) if attach is not None else None
+        saved: list[str] = []
+        try:
+            rows = [await self._store(item, saved) for item in incoming]
+            async with self.runtime.database.write() as conn:
+                ids = []
+                for row in rows:
+                    created = await conn.execute(
+                        self.files.insert().values(row).returning(self.files.c.id)
+                    )
+                    ids.append(int(created.scalar_one()))
+                if target is not None:
+                    await self._attach(conn, target, ids, rows)
+        except BaseException:
+            for key in saved:
+                await self.storage.delete(key)
+            raise
+        found = [await self.find_one(file_id) for file_id in ids]
+        return [entry for entry in found if entry is not None]
+
+    async def _attach(
+        self, conn: Any, target: tuple[str, int, MediaAttribute], ids: list[int], rows: list[dict]
+    ) -> None:
+        uid, entry_id, attribute = target
+        table = self.runtime.tables.entity(uid)
+        exists = await conn.execute(select(table.c.id).where(table.c.id == entry_id))
+        if exists.first() is None:
+            raise ValidationError(f"Entry {entry_id} of {uid} does not exist")
+        for row in rows:
+            if not allowed_file(row["mime"], attribute.allowed_types):
+                raise ValidationError(
+                    f"{attribute.name}: {row['mime']} is not an allowed type "
+                    f"({', '.join(attribute.allowed_types)})"
+                )
+        where = and_(
+            self.morphs.c.related_id == entry_id,
+            self.morphs.c.related_type == uid,
+            self.morphs.c.field == attribute.name,
+        )
+        if not attribute.multiple:
+            ids = ids[-1:]
+            await conn.execute(self.morphs.delete().where(where))
+            start = 0.0
+        else:
+            start = float(
+                (await conn.execute(select(func.max(self.morphs.c.order)).where(where))).scalar()
+                or 0
+            )
+        await conn.execute(
+            self.morphs.insert(),
+            [
+                {
+                    "file_id": file_id,
+                    "related_id": entry_id,
+                    "related_type": uid,
+                    "field": attribute.name,
+                    "order": start + index,
+                }
+                for index, file_id in enumerate(ids, start=1)
+            ],
+        )
+
+    async def find_one(self, file_id: int, query: ReadQuery | None = None) -> dict | None:
+        return await self.runtime.entries.find_one(FILE_UID, file_id, query or ReadQuery())
+
+    async def delete(self, file_id: int) -> dict[str, Any]:
+        """Delete a file: its row, its attachments everywhere, and its stored bytes."""
+        found = await self.find_one(file_id)
+        if found is None:
+            raise NotFoundError()
+        async with self.runtime.database.write() as conn:
+            row = (
+                await conn.execute(
+                    select(self.files.c.hash, self.files.c.ext, self.files.c.formats).where(
+                        self.files.c.id == file_id
+                    )
+                )
+            ).first()
+            if row is None:
+                raise NotFoundError()
+            await conn.execute(self.morphs.delete().where(self.morphs.c.file_id == file_id))
+            await conn.execute(self.files.delete().where(self.files.c.id == file_id))
+        keys = [f"{row.hash}{row.ext or ''}"]
+        for rendition in (row.formats or {}).values():
+            keys.append(f"{rendition['hash']}{rendition['ext']}")
+        for key in keys:
+            try:
+                await self.storage.delete(key)
+            except ValueError:
+                continue  # a row that never pointed at a key of ours
+        return found

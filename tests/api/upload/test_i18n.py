@@ -1,0 +1,133 @@
+"""i18n: locales, localizations linked as a group, shared non-localized fields, locale reads."""
+
+from __future__ import annotations
+
+
+async def test_locales_list(client, admin):
+    response = await client.get("/api/i18n/locales", headers=admin)
+    locales = response.json()
+    assert [(loc["code"], loc["name"], loc["isDefault"]) for loc in locales] == [
+        ("en", "English (en)", True),
+        ("fr", "French (fr)", False),
+    ]
+    assert set(locales[0]) == {"id", "name", "code", "createdAt", "updatedAt", "isDefault"}
+
+
+async def test_localization_is_created_linked_and_shares_non_localized_fields(client, admin):
+    source = (
+        await client.post(
+            "/api/articles",
+            json={"data": {"title": "Hello", "readingTime": 5, "featured": True}},
+            headers=admin,
+        )
+    ).json()["data"]
+    created = await client.post(
+        f"/api/articles/{source['id']}/localizations",
+        json={"locale": "fr", "title": "Bonjour", "readingTime": 99},
+        headers=admin,
+    )
+    assert created.status_code == 200, created.text
+    french = created.json()
+    assert (french["locale"], french["title"], french["publishedAt"]) == ("fr", "Bonjour", None)
+    assert french["readingTime"] == 5 and french["featured"] is True  # copied from the source
+    assert [(loc["id"], loc["locale"]) for loc in french["localizations"]] == [(source["id"], "en")]
+
+    # A non-localized field updated on one member is updated on all of them.
+    await client.put(
+        f"/api/articles/{french['id']}",
+        json={"data": {"readingTime": 12, "title": "Salut"}},
+        headers=admin,
+    )
+    english = (await client.get(f"/api/articles/{source['id']}", headers=admin)).json()["data"]
+    assert english["attributes"]["readingTime"] == 12
+    assert english["attributes"]["title"] == "Hello"  # localized: untouched
+
+    # Reads by locale.
+    await client.put(
+        f"/api/articles/{french['id']}",
+        json={"data": {"publishedAt": "2024-01-01T00:00:00Z"}},
+        headers=admin,
+    )
+    assert [e["id"] for e in (await client.get("/api/articles", headers=admin)).json()["data"]] == [
+        source["id"]
+    ]
+    assert [
+        e["id"] for e in (await client.get("/api/articles?locale=fr", headers=admin)).json()["data"]
+    ] == [french["id"]]
+    both = (await client.get("/api/articles?locale=all", headers=admin)).json()["data"]
+    assert {e["id"] for e in both} == {source["id"], french["id"]}
+    populated = (
+        await client.get(f"/api/articles/{source['id']}?populate=localizations", headers=admin)
+    ).json()
+    linked = populated["data"]["attributes"]["localizations"]["data"]
+    assert [(loc["id"], loc["attributes"]["locale"]) for loc in linked] == [(french["id"], "fr")]
+
+
+async def test_third_localization_links_to_the_whole_group(start_app, admin):
+    handle = await start_app(locales="en,fr,de")
+    client = handle.client
+    source = (
+        await client.post("/api/articles", json={"data": {"title": "Hello"}}, headers=admin)
+    ).json()["data"]
+    french = (
+        await client.post(
+            f"/api/articles/{source['id']}/localizations",
+            json={"locale": "fr", "title": "Bonjour"},
+            headers=admin,
+        )
+    ).json()
+    german = (
+        await client.post(
+            f"/api/articles/{french['id']}/localizations",
+            json={"locale": "de", "title": "Hallo"},
+            headers=admin,
+        )
+    ).json()
+    assert {loc["locale"] for loc in german["localizations"]} == {"en", "fr"}
+    body = (
+        await client.get(
+            f"/api/articles/{source['id']}?populate=localizations&publicationState=preview",
+            headers=admin,
+        )
+    ).json()
+    assert {
+        loc["attributes"]["locale"] for loc in body["data"]["attributes"]["localizations"]["data"]
+    } == {"fr", "de"}
+
+
+async def test_localization_errors(client, admin):
+    source = (
+        await client.post("/api/articles", json={"data": {"title": "Hello"}}, headers=admin)
+    ).json()["data"]
+    unknown = await client.post(
+        f"/api/articles/{source['id']}/localizations",
+        json={"locale": "xx", "title": "?"},
+        headers=admin,
+    )
+    assert (
+        unknown.status_code == 400
+        and unknown.json()["error"]["message"] == "This locale doesn't exist"
+    )
+    used = await client.post(
+        f"/api/articles/{source['id']}/localizations",
+        json={"locale": "en", "title": "again"},
+        headers=admin,
+    )
+    assert (
+        used.status_code == 400 and used.json()["error"]["message"] == "This locale is already used"
+    )
+    missing = await client.post(
+        "/api/articles/999/localizations", json={"locale": "fr", "title": "x"}, headers=admin
+    )
+    assert missing.status_code == 404
+    invalid = await client.post(
+        f"/api/articles/{source['id']}/localizations",
+        json={"locale": "fr", "title": "ab", "publishedAt": "2024-01-01"},
+        headers=admin,
+    )
+    assert invalid.status_code == 400  # localized fields are validated like a create
+    assert (await client.get("/api/articles?locale=xx", headers=admin)).status_code == 400
+    # Not a localized type: the route does not exist.
+    assert (
+        await client.post("/api/authors/1/localizations", json={}, headers=admin)
+    ).status_code == 404
