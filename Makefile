@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test lint check clean
+.PHONY: serve test lint check clean bench
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,6 +17,10 @@ serve: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# Hand-run benchmark: contentapi vs the reference Strapi (../shared/reference/strapi), ~15 min.
+bench: $(STAMP)
+	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests

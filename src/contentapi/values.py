@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-__all__ = ["format_datetime", "parse_value", "render_value"]
+__all__ = ["format_datetime", "parse_value", "render_value", "renderer_for"]
 
 _INT64 = (-(2**63), 2**63 - 1)
 _INT32 = (-(2**31), 2**31 - 1)
@@ -195,7 +195,8 @@ def format_datetime(value: datetime) -> str:
     """``2020-02-10T04:00:00.000Z``: UTC with milliseconds, as JavaScript's ``toISOString``."""
     if value.tzinfo is not None:
         value = value.astimezone(UTC).replace(tzinfo=None)
-    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    # isoformat is several times faster than strftime, and this runs for every timestamp.
+    return value.isoformat(timespec="milliseconds") + "Z"
 
 
 def _format_time(value: time) -> str:
@@ -240,3 +241,16 @@ def render_value(attribute_type: str, value: Any) -> Any:
     if value is None:
         return None
     return _RENDERERS.get(attribute_type, _identity)(value)
+
+
+def renderer_for(attribute_type: str) -> Callable[[Any], Any] | None:
+    """The REST renderer of a type, ``None`` when values are sent as stored (strings, numbers
+    that need no change, booleans, JSON): the serializer then skips the call altogether."""
+    render = _RENDERERS.get(attribute_type)
+    if render is None:
+        return None
+
+    def render_or_null(value: Any) -> Any:
+        return None if value is None else render(value)
+
+    return render_or_null

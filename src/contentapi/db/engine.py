@@ -27,6 +27,9 @@ class StatementCounter:
     _current: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
         "statements", default=None
     )
+    _with_parameters: contextvars.ContextVar[list[tuple[str, Any]] | None] = contextvars.ContextVar(
+        "statements_with_parameters", default=None
+    )
 
     @classmethod
     @asynccontextmanager
@@ -39,10 +42,24 @@ class StatementCounter:
             cls._current.reset(token)
 
     @classmethod
-    def record(cls, statement: str) -> None:
+    @asynccontextmanager
+    async def recording_with_parameters(cls) -> AsyncIterator[list[tuple[str, Any]]]:
+        """Statements with their bound parameters (the benchmark replays them)."""
+        statements: list[tuple[str, Any]] = []
+        token = cls._with_parameters.set(statements)
+        try:
+            yield statements
+        finally:
+            cls._with_parameters.reset(token)
+
+    @classmethod
+    def record(cls, statement: str, parameters: Any = None) -> None:
         statements = cls._current.get()
         if statements is not None:
             statements.append(statement)
+        detailed = cls._with_parameters.get()
+        if detailed is not None:
+            detailed.append((statement, parameters))
 
 
 class Database:
@@ -72,8 +89,8 @@ class Database:
         sync_engine = self.engine.sync_engine
 
         @event.listens_for(sync_engine, "before_cursor_execute")
-        def _count(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-            StatementCounter.record(statement)
+        def _count(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
+            StatementCounter.record(statement, parameters)
 
         if not self.is_sqlite:
             return

@@ -28,7 +28,7 @@ from contentapi.schema.model import (
     ScalarAttribute,
 )
 from contentapi.schema.registry import Registry
-from contentapi.values import render_value
+from contentapi.values import render_value, renderer_for
 
 __all__ = ["RestSerializer"]
 
@@ -76,11 +76,12 @@ class RestSerializer:
 
     def _attributes(self, model: Model, entry: dict[str, Any]) -> dict[str, Any]:
         renderers = self._renderers_of(model)
-        return {
-            name: (renderers[name](value) if name in renderers else value)
-            for name, value in entry.items()
-            if name != "id"
-        }
+        attributes = dict(entry)
+        del attributes["id"]
+        for name, render in renderers.items():  # only the values that need rendering
+            if name in attributes:
+                attributes[name] = render(attributes[name])
+        return attributes
 
     def _renderers_of(self, model: Model) -> dict[str, Render]:
         found = self._renderers.get(model.uid)
@@ -93,7 +94,9 @@ class RestSerializer:
         renderers: dict[str, Render] = {}
         for name, attribute in model.attributes.items():
             if isinstance(attribute, ScalarAttribute):
-                renderers[name] = partial(render_value, attribute.type)
+                render = renderer_for(attribute.type)
+                if render is not None:
+                    renderers[name] = render
             elif isinstance(attribute, RelationAttribute):
                 target = self.registry.content_types[attribute.target]
                 renderers[name] = partial(self._relation, target, attribute.is_to_many)
@@ -105,7 +108,9 @@ class RestSerializer:
             elif isinstance(attribute, DynamicZoneAttribute):
                 renderers[name] = self._zone
         for name, kind in _SYSTEM_TYPES.items():
-            renderers[name] = partial(render_value, kind)
+            system_render = renderer_for(kind)
+            assert system_render is not None
+            renderers[name] = system_render
         if isinstance(model, ContentType) and model.localized:
             renderers[LOCALIZATIONS] = partial(self._relation, model, True)
         return renderers

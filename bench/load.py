@@ -1,0 +1,78 @@
+"""Driving a scenario with wrk (Debian's package, installed when missing) and reading its report."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+from bench.scenarios import Scenario
+
+__all__ = ["LoadResult", "ensure_wrk", "run_wrk"]
+
+_UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+
+
+@dataclass
+class LoadResult:
+    requests_per_second: float
+    p50_ms: float
+    p99_ms: float
+    errors: int
+
+
+def ensure_wrk() -> str:
+    found = shutil.which("wrk")
+    if found:
+        return found
+    subprocess.run(["apt-get", "install", "-y", "-q", "wrk"], check=True, capture_output=True)
+    found = shutil.which("wrk")
+    if not found:
+        raise RuntimeError("wrk is not installed and could not be installed")
+    return found
+
+
+def _latency(text: str, percentile: str) -> float:
+    match = re.search(rf"^\s*{percentile}%\s+([\d.]+)(us|ms|s)\s*$", text, re.MULTILINE)
+    return float(match.group(1)) * _UNITS[match.group(2)] if match else float("nan")
+
+
+def run_wrk(
+    base_url: str, token: str, scenario: Scenario, seconds: int, connections: int
+) -> LoadResult:
+    script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False)
+    with script:
+        script.write(f'wrk.method = "{scenario.method}"\n')
+        script.write('wrk.headers["Content-Type"] = "application/json"\n')
+        if scenario.body is not None:
+            script.write(f"wrk.body = [[{scenario.body}]]\n")
+    output = subprocess.run(
+        [
+            ensure_wrk(),
+            "-t2",
+            f"-c{connections}",
+            f"-d{seconds}s",
+            "--latency",
+            "-s",
+            script.name,
+            "-H",
+            f"Authorization: Bearer {token}",
+            f"{base_url}{scenario.path}",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", output)
+    non_2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
+    socket = re.search(
+        r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output
+    )
+    errors = int(non_2xx.group(1)) if non_2xx else 0
+    if socket:
+        errors += sum(int(value) for value in socket.groups())
+    return LoadResult(
+        float(rps.group(1)) if rps else 0.0, _latency(output, "50"), _latency(output, "99"), errors
+    )

@@ -1,0 +1,211 @@
+"""``make bench``: contentapi and the reference Strapi side by side, on the same data.
+
+    python -m bench.run                       # both servers, alternating per scenario
+    python -m bench.run --only contentapi --against bench/results/latest.json
+    python -m bench.run --books 500 --seconds 5   # a quick smoke run
+
+Every scenario's response is verified (2xx, non-empty data, expected total) before it is
+measured with wrk; results go to ``bench/results/`` as JSON and a table of ratios is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import platform
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psutil
+from rich.console import Console
+from rich.table import Table
+
+from bench.dataset import build_dataset
+from bench.floor import capture_statements, replay
+from bench.load import ensure_wrk, run_wrk
+from bench.scenarios import Scenario, scenarios
+from bench.seed import seed
+from bench.servers import MODELS, ContentapiServer, Sampler, StrapiServer
+
+console = Console(width=170)
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+async def _verify(server: Any, scenario: Scenario) -> str | None:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=60) as client:
+        response = await client.request(
+            scenario.method,
+            scenario.path,
+            content=scenario.body,
+            headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"},
+        )
+    try:
+        payload = response.json()
+    except ValueError:
+        payload = {}
+    return scenario.verify(response.status_code, payload)
+
+
+async def _measure(
+    server: Any, pid: int, scenario: Scenario, seconds: int, connections: int
+) -> dict:
+    problem = await _verify(server, scenario)
+    if problem is not None:
+        return {"available": False, "reason": problem}
+    await asyncio.to_thread(
+        run_wrk, server.base_url, server.token, scenario, 2, connections
+    )  # warm-up
+    with Sampler(pid) as sampler:
+        result = await asyncio.to_thread(
+            run_wrk, server.base_url, server.token, scenario, seconds, connections
+        )
+    return {
+        "available": True,
+        "rps": round(result.requests_per_second, 1),
+        "p50_ms": round(result.p50_ms, 2),
+        "p99_ms": round(result.p99_ms, 2),
+        "errors": result.errors,
+        "peak_rss_mb": round(sampler.peak_rss / 2**20, 1),
+        "server_cpu_s": round(sampler.server_cpu, 2),
+        "postgres_cpu_s": round(sampler.postgres_cpu, 2),
+    }
+
+
+def _ratio(ours: dict | None, theirs: dict | None, key: str, invert: bool = False) -> str:
+    if not ours or not theirs or not ours.get("available") or not theirs.get("available"):
+        return "n/a"
+    a, b = ours[key], theirs[key]
+    if not a or not b:
+        return "n/a"
+    return f"{(b / a) if invert else (a / b):.2f}x"
+
+
+def _print(results: dict, baseline: dict | None) -> None:
+    table = Table(title=f"contentapi vs {'stored result' if baseline else 'Strapi'}")
+    for column in (
+        "scenario",
+        "contentapi req/s",
+        "other req/s",
+        "req/s ratio",
+        "p99 ms",
+        "other p99",
+        "p99 ratio",
+        "raw SQL floor req/s",
+    ):
+        table.add_column(column)
+    for key, row in results["scenarios"].items():
+        ours = row.get("contentapi")
+        theirs = (
+            (baseline or {}).get("scenarios", {}).get(key, {}).get("contentapi")
+            if baseline
+            else row.get("strapi")
+        )
+
+        def cell(entry: dict | None, field: str) -> str:
+            if not entry:
+                return "-"
+            return (
+                str(entry[field])
+                if entry.get("available")
+                else f"not available ({entry['reason']})"
+            )
+
+        table.add_row(
+            row["title"],
+            cell(ours, "rps"),
+            cell(theirs, "rps"),
+            _ratio(ours, theirs, "rps"),
+            cell(ours, "p99_ms"),
+            cell(theirs, "p99_ms"),
+            _ratio(ours, theirs, "p99_ms", invert=True),
+            str(results.get("floor", {}).get(key, "-")),
+        )
+    console.print(table)
+    for name in ("contentapi", "strapi"):
+        peaks = [
+            row[name]["peak_rss_mb"]
+            for row in results["scenarios"].values()
+            if row.get(name, {}).get("available")
+        ]
+        if peaks:
+            console.print(f"peak RSS {name}: {max(peaks)} MB")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--books", type=int, default=5000)
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--only", choices=("contentapi", "strapi", "both"), default="both")
+    parser.add_argument("--against", type=Path, help="compare with a stored result (contentapi)")
+    parser.add_argument("--no-floor", action="store_true")
+    args = parser.parse_args()
+    ensure_wrk()
+    data = build_dataset(args.books)
+    servers: list[Any] = []
+    if args.only in ("contentapi", "both"):
+        servers.append(ContentapiServer(workers=args.workers))
+    if args.only in ("strapi", "both") and not args.against:
+        if StrapiServer.available():
+            servers.append(StrapiServer())
+        else:
+            console.print("[yellow]reference Strapi not found: measuring contentapi alone[/yellow]")
+    started = time.monotonic()
+    try:
+        for server in servers:
+            console.print(f"starting {server.name} …")
+            await server.start()
+            await seed(server.base_url, server.token, data, server.name)
+        results: dict[str, Any] = {
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "machine": f"{platform.node()} {psutil.cpu_count()} cores, "
+            f"{round(psutil.virtual_memory().total / 2**30)} GiB",
+            "books": args.books,
+            "seconds": args.seconds,
+            "connections": args.connections,
+            "contentapi_workers": args.workers,
+            "scenarios": {},
+            "floor": {},
+        }
+        for scenario in scenarios(data):
+            row: dict[str, Any] = {"title": scenario.title}
+            for server in servers:  # alternating: each scenario on each server in turn
+                pid = server.process.pid if server.process else 0
+                row[server.name] = await _measure(
+                    server, pid, scenario, args.seconds, args.connections
+                )
+                console.print(f"{scenario.key:14s} {server.name:10s} {row[server.name]}")
+            results["scenarios"][scenario.key] = row
+        contentapi = next((s for s in servers if s.name == "contentapi"), None)
+        if contentapi is not None and not args.no_floor:
+            for scenario in scenarios(data):
+                if scenario.method != "GET":
+                    continue
+                statements = await capture_statements(
+                    contentapi.database_url, MODELS, contentapi.token, scenario
+                )
+                dsn = contentapi.database_url.replace("postgresql+asyncpg://", "postgresql://")
+                rps = await replay(dsn, statements, args.seconds, args.connections)
+                results["floor"][scenario.key] = round(rps, 1)
+        results["wall_seconds"] = round(time.monotonic() - started)
+    finally:
+        for server in servers:
+            server.stop()
+    RESULTS.mkdir(exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    for path in (RESULTS / f"{stamp}.json", RESULTS / "latest.json"):
+        path.write_text(json.dumps(results, indent=2))
+    baseline = json.loads(args.against.read_text()) if args.against else None
+    _print(results, baseline)
+    console.print(f"results: {RESULTS / 'latest.json'} ({results['wall_seconds']} s)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,99 @@
+"""The measured scenarios (the issue's table) and how each response is verified first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bench.dataset import Dataset
+
+__all__ = ["GRAPHQL_QUERY", "Scenario", "scenarios"]
+
+GRAPHQL_QUERY = (
+    "{ books(pagination: {pageSize: 25}) { data { id attributes { title "
+    "author { data { attributes { name } } } tags { data { attributes { name } } } "
+    "publisher { data { attributes { name } } } } } } }"
+)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    key: str
+    title: str
+    method: str
+    path: str
+    body: str | None = None
+    expected_total: int | None = None
+    graphql: bool = False
+
+    def verify(self, status: int, payload: Any) -> str | None:
+        """Why the response is not what the scenario measures, or ``None`` when it is."""
+        if not 200 <= status < 300:
+            return f"status {status}"
+        if self.graphql:
+            books = (payload.get("data") or {}).get("books") or {}
+            return None if books.get("data") else "empty GraphQL data"
+        data = payload.get("data") if isinstance(payload, dict) else None
+        if not data:
+            return "empty data"
+        if self.expected_total is not None:
+            total = payload.get("meta", {}).get("pagination", {}).get("total")
+            if total != self.expected_total:
+                return f"total {total}, expected {self.expected_total}"
+        return None
+
+
+def scenarios(data: Dataset) -> list[Scenario]:
+    relations = "populate[author]=true&populate[tags]=true&populate[publisher]=true"
+    return [
+        Scenario(
+            "list", "default list page (25)", "GET", "/api/books", expected_total=len(data.books)
+        ),
+        Scenario(
+            "filter_sort",
+            "3 filters + 2-field sort, page 3",
+            "GET",
+            "/api/books?filters[pages][$gt]=100&filters[price][$lt]=50"
+            "&filters[title][$containsi]=a&sort[0]=rating:desc&sort[1]=title:asc"
+            "&pagination[page]=3",
+            expected_total=data.expected_filtered(),
+        ),
+        Scenario(
+            "populate3",
+            "list with 3 relations populated",
+            "GET",
+            f"/api/books?{relations}",
+            expected_total=len(data.books),
+        ),
+        Scenario(
+            "deep_populate",
+            "deep populate (relations, components, dynamic zone)",
+            "GET",
+            f"/api/books?{relations}&populate[seo]=true&populate[chapters]=true"
+            "&populate[blocks][populate]=*",
+            expected_total=len(data.books),
+        ),
+        Scenario(
+            "deep_filter",
+            "deep filter through two relations",
+            "GET",
+            "/api/books?filters[author][books][pages][$gt]=900",
+            expected_total=data.expected_deep(),
+        ),
+        Scenario("one_entry", "one entry with populate=*", "GET", "/api/books/17?populate=*"),
+        Scenario(
+            "graphql",
+            "GraphQL list with nested relations",
+            "POST",
+            "/graphql",
+            body=f'{{"query": "{GRAPHQL_QUERY}"}}',
+            graphql=True,
+        ),
+        Scenario(
+            "put_connect",
+            "PUT with connect/disconnect",
+            "PUT",
+            "/api/books/25",
+            body='{"data": {"tags": {"connect": [1], "disconnect": [2]}}}',
+        ),
+    ]
