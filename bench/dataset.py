@@ -58,6 +58,10 @@ class Dataset:
         return sum(1 for b in self.books if b["author"] in prolific)
 
 
+def _date(rng: random.Random) -> str:
+    return f"{rng.randint(1950, 2024)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+
+
 def build_dataset(books: int = 5000, seed: int = 42) -> Dataset:
     rng = random.Random(seed)
     data = Dataset()
@@ -74,7 +78,7 @@ def build_dataset(books: int = 5000, seed: int = 42) -> Dataset:
                 "pages": rng.randint(50, 1000),
                 "price": round(rng.uniform(5, 80), 2),
                 "rating": round(rng.uniform(1, 5), 1),
-                "publishedOn": f"{rng.randint(1950, 2024)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+                "publishedOn": _date(rng),
                 "summary": f"A book about {rng.choice(WORDS)} and {rng.choice(WORDS)}.",
                 "author": rng.randint(1, len(data.authors)),
                 "tags": rng.sample(range(1, len(data.tags) + 1), 3),

@@ -26,15 +26,17 @@ async def capture_statements(
 ) -> list[tuple[str, tuple[Any, ...]]]:
     settings = Settings(database_url=database_url, content_types_dir=models, admin_token=token)
     app = create_app(settings)
-    async with app.router.lifespan_context(app):
-        async with httpx.AsyncClient(
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(
             transport=httpx.ASGITransport(app=app), base_url="http://bench"
-        ) as client:
-            async with StatementCounter.recording_with_parameters() as recorded:
-                response = await client.request(
-                    scenario.method, scenario.path, headers={"Authorization": f"Bearer {token}"}
-                )
-            response.raise_for_status()
+        ) as client,
+    ):
+        async with StatementCounter.recording_with_parameters() as recorded:
+            response = await client.request(
+                scenario.method, scenario.path, headers={"Authorization": f"Bearer {token}"}
+            )
+        response.raise_for_status()
     return [
         (sql, tuple(params or ()))
         for sql, params in recorded

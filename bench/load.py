@@ -42,8 +42,7 @@ def _latency(text: str, percentile: str) -> float:
 def run_wrk(
     base_url: str, token: str, scenario: Scenario, seconds: int, connections: int
 ) -> LoadResult:
-    script = tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False)
-    with script:
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
         script.write(f'wrk.method = "{scenario.method}"\n')
         script.write('wrk.headers["Content-Type"] = "application/json"\n')
         if scenario.body is not None:
