@@ -18,6 +18,7 @@ from typing import Any
 
 from contentapi.query.parse import LOCALIZATIONS
 from contentapi.query.populate import RelationCount
+from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import (
     ComponentAttribute,
     ContentType,
@@ -28,13 +29,12 @@ from contentapi.schema.model import (
     ScalarAttribute,
 )
 from contentapi.schema.registry import Registry
-from contentapi.values import render_value, renderer_for
+from contentapi.values import renderer_for
 
 __all__ = ["RestSerializer"]
 
 Render = Callable[[Any], Any]
 _SYSTEM_TYPES = {"createdAt": "datetime", "updatedAt": "datetime", "publishedAt": "datetime"}
-_FILE_TYPES = {"createdAt": "datetime", "updatedAt": "datetime", "size": "decimal"}
 
 
 class RestSerializer:
@@ -122,18 +122,11 @@ class RestSerializer:
             return {"data": [self.entry(target, item) for item in value or []]}
         return {"data": self.entry(target, value) if value is not None else None}
 
-    def _file(self, file: dict[str, Any]) -> dict[str, Any]:
-        attributes = {
-            name: (render_value(_FILE_TYPES[name], value) if name in _FILE_TYPES else value)
-            for name, value in file.items()
-            if name != "id"
-        }
-        return {"id": file["id"], "attributes": attributes}
-
     def _media(self, multiple: bool, value: Any) -> dict[str, Any]:
+        files = self.registry.content_types[FILE_UID]
         if multiple:
-            return {"data": [self._file(item) for item in value] if value else None}
-        return {"data": self._file(value) if value is not None else None}
+            return {"data": [self.entry(files, item) for item in value] if value else None}
+        return {"data": self.entry(files, value) if value is not None else None}
 
     def _component(self, item: dict[str, Any]) -> dict[str, Any]:
         uid = item.get("__component")

@@ -37,6 +37,7 @@ from contentapi.query.ast import (
 from contentapi.query.coerce import coerce_filter_value, loose_boolean
 from contentapi.query.fields import invalid_parameter, scalar_field
 from contentapi.query.operators import LOGICAL, OPERATORS, STRING_KINDS
+from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import (
     ComponentAttribute,
     ContentType,
@@ -549,8 +550,8 @@ class QueryParser:
             assert isinstance(target, ContentType)
             return self._relation_node(target, spec, nested_as_paths)
         if isinstance(attribute, MediaAttribute):
-            files_fields = spec.get("fields")
-            return MediaPopulate(self._media_fields(files_fields) if files_fields else None)
+            files = self.registry.content_types[FILE_UID]
+            return MediaPopulate(self.fields(files, spec["fields"]) if "fields" in spec else None)
         if isinstance(attribute, ComponentAttribute):
             component = self.registry.components[attribute.component]
             return ComponentPopulate(
@@ -633,12 +634,3 @@ class QueryParser:
             offset=offset,
             count=count,
         )
-
-    def _media_fields(self, value: Any) -> tuple[str, ...]:
-        from contentapi.query.media import FILE_FIELDS
-
-        names = [n for item in _as_list(value) for n in str(item).split(",") if n]
-        for name in names:
-            if name not in FILE_FIELDS:
-                raise invalid_parameter(name)
-        return tuple(names)

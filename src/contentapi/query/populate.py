@@ -28,8 +28,8 @@ from contentapi.query.ast import (
 )
 from contentapi.query.compile import Compiler, localizations_link
 from contentapi.query.fields import readable_names, scalar_field
-from contentapi.query.media import file_entry
 from contentapi.query.parse import LOCALIZATIONS
+from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import (
     ComponentAttribute,
     ContentType,
@@ -213,10 +213,12 @@ class Populator:
             )
             .order_by(morphs.c.order, morphs.c.id)
         )
+        file_model = self.registry.content_types[FILE_UID]
+        columns = {name: select_columns(file_model, node.fields) for name, node in media.items()}
         grouped: dict[tuple[int, str], list[Entry]] = defaultdict(list)
         for row in (await conn.execute(statement)).mappings():
             field = row["__field"]
-            grouped[(int(row[_PARENT]), field)].append(file_entry(dict(row), media[field].fields))
+            grouped[(int(row[_PARENT]), field)].append(_to_entry(row, columns[field]))
         for entry in entries:
             for name in media:
                 attribute = model.attributes[name]
