@@ -370,6 +370,17 @@ class _Parser:
         write = self.model(component, raw, path, creating=item_id is None)
         return ComponentItemWrite(component, item_id, write, path)
 
+    def _list(self, raw: Any, path: Path) -> list[Any] | None:
+        """A repeatable component's or dynamic zone's items (``null`` is none); ``None`` (and an
+        error) when the value is not a list."""
+        if raw is None:
+            return []
+        if isinstance(raw, list):
+            return raw
+        message = MESSAGES["type"].format(path=label(path), type="array", value=print_value(raw))
+        self.error(path, message)
+        return None
+
     def _count_rules(
         self, attribute: ComponentAttribute | DynamicZoneAttribute, count: int, path: Path
     ) -> None:
@@ -390,13 +401,8 @@ class _Parser:
         component = self.registry.components[attribute.component]
         items: list[ComponentItemWrite] = []
         if attribute.repeatable:
+            raw = self._list(raw, path)
             if raw is None:
-                raw = []
-            if not isinstance(raw, list):
-                self.error(
-                    path,
-                    MESSAGES["type"].format(path=label(path), type="array", value=print_value(raw)),
-                )
                 return
             for index, element in enumerate(raw):
                 item = self._item(component, element, (*path, index))
@@ -414,13 +420,8 @@ class _Parser:
     def dynamic_zone(
         self, write: ModelWrite, attribute: DynamicZoneAttribute, raw: Any, path: Path
     ) -> None:
+        raw = self._list(raw, path)
         if raw is None:
-            raw = []
-        if not isinstance(raw, list):
-            self.error(
-                path,
-                MESSAGES["type"].format(path=label(path), type="array", value=print_value(raw)),
-            )
             return
         items: list[ComponentItemWrite] = []
         for index, element in enumerate(raw):

@@ -18,7 +18,7 @@ from sqlalchemy import and_, func, select
 
 from contentapi.entries.media_store import allowed_file
 from contentapi.errors import NotFoundError, ValidationError
-from contentapi.query.ast import ReadQuery
+from contentapi.query.ast import Comparison, OffsetPagination, ReadQuery
 from contentapi.runtime import Runtime
 from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import MediaAttribute
@@ -167,8 +167,12 @@ class UploadService:
             for key in saved:
                 await self.storage.delete(key)
             raise
-        found = [await self.find_one(file_id) for file_id in ids]
-        return [entry for entry in found if entry is not None]
+        query = ReadQuery(
+            pagination=OffsetPagination(0, len(ids), False),
+            filters=Comparison("id", "integer", "$in", ids),
+        )
+        page = await self.runtime.entries.find_many(FILE_UID, query)
+        return page.entries  # one statement for the whole request, in id (upload) order
 
     async def _attach(
         self, conn: Any, target: tuple[str, int, MediaAttribute], ids: list[int], rows: list[dict]
