@@ -16,6 +16,7 @@ __all__ = [
     "ForbiddenError",
     "MethodNotAllowedError",
     "NotFoundError",
+    "PaginationError",
     "PayloadTooLargeError",
     "RateLimitError",
     "UnauthorizedError",
@@ -79,6 +80,13 @@ class ValidationError(ApplicationError):
         """Strapi's summary: the single message, or ``"N errors occurred"``."""
         message = errors[0].message if len(errors) == 1 else f"{len(errors)} errors occurred"
         return cls(message, errors=errors)
+
+
+class PaginationError(ApplicationError):
+    """GraphQL's mixed page and offset pagination (Strapi's ``PaginationError``)."""
+
+    status = 400
+    name = "PaginationError"
 
 
 class UnauthorizedError(ApplicationError):

@@ -137,6 +137,9 @@ class RelationPopulate:
     limit: int | None = None
     offset: int = 0
     count: bool = False  # answer only the number of related entries
+    #: the related entries' own publication state (GraphQL's per-relation argument); ``None``
+    #: follows the parent's, as REST populate does
+    publication_state: PublicationState | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,6 +119,7 @@ class Populator:
         ids: list[int],
         publication_state: str,
     ) -> None:
+        publication_state = node.publication_state or publication_state
         if name == LOCALIZATIONS:
             assert isinstance(model, ContentType)
             link = localizations_link(self.tables, model)

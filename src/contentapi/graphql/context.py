@@ -1,0 +1,105 @@
+"""What every resolver of one GraphQL request shares: the runtime, the caller, the planner.
+
+``Precompleted`` marks a value a resolver has already shaped into its final JSON form; the
+executor (``execute.py``) passes it through untouched instead of walking it field by field.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from fastapi import Request
+from graphql import GraphQLResolveInfo
+
+from contentapi.auth.actor import Actor, may
+from contentapi.errors import ForbiddenError
+from contentapi.graphql.plan import PlanContext, Planner
+from contentapi.graphql.shape import ShapeErrors
+from contentapi.query.parse import QueryParser
+from contentapi.runtime import Runtime
+
+__all__ = ["GraphQLContext", "PlanCache", "Precompleted"]
+
+
+@dataclass(frozen=True, slots=True)
+class Precompleted:
+    """A field value already in its response form (see ``execute.ShapedExecutionContext``)."""
+
+    data: Any
+
+
+class PlanCache:
+    """Compiled plans per (field node, variables, caller's readable types), least recently used
+    dropped first. The node is kept and compared, so a recycled ``id()`` never matches."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._plans: OrderedDict[tuple[Any, ...], tuple[Any, Any]] = OrderedDict()
+
+    def get(self, key: tuple[Any, ...], node: Any) -> Any:
+        found = self._plans.get(key)
+        if found is None or found[0] is not node:
+            return None
+        self._plans.move_to_end(key)
+        return found[1]
+
+    def put(self, key: tuple[Any, ...], node: Any, plan: Any) -> None:
+        self._plans[key] = (node, plan)
+        self._plans.move_to_end(key)
+        while len(self._plans) > self.size:
+            self._plans.popitem(last=False)
+
+
+@dataclass
+class GraphQLContext:
+    """Per request: who calls, the runtime, the errors shapers collected."""
+
+    runtime: Runtime
+    actor: Actor
+    request: Request
+    planner: Planner
+    plans: PlanCache
+    shape_errors: ShapeErrors = field(default_factory=list)
+    _parser: QueryParser | None = None
+    _readable: tuple[bool, ...] | None = None
+
+    def may(self, action: str) -> bool:
+        return may(self.actor, action)
+
+    def may_find(self, uid: str) -> bool:
+        return may(self.actor, f"{uid}.find")
+
+    def authorize(self, action: str) -> None:
+        """Strapi's resolver auth: any refusal is ``Forbidden access`` (``FORBIDDEN``)."""
+        if not may(self.actor, action):
+            raise ForbiddenError("Forbidden access")
+
+    @property
+    def parser(self) -> QueryParser:
+        if self._parser is None:
+            self._parser = self.runtime.query_parser.for_caller(self.may_find)
+        return self._parser
+
+    def readable(self) -> tuple[bool, ...]:
+        """Which content types the caller may find: part of every plan's cache key."""
+        if self._readable is None:
+            self._readable = tuple(
+                self.may_find(uid) for uid in self.runtime.registry.content_types
+            )
+        return self._readable
+
+    def plan_context(self, info: GraphQLResolveInfo) -> PlanContext:
+        return PlanContext(
+            info.schema, info.fragments, info.variable_values, self.parser, self.may_find
+        )
+
+    def plan_key(self, info: GraphQLResolveInfo, kind: str) -> tuple[Any, ...] | None:
+        """``None`` when the variables cannot key a cache (uploads)."""
+        try:
+            variables = orjson.dumps(info.variable_values, option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            return None
+        return (id(info.field_nodes[0]), kind, variables, self.readable())

@@ -1,0 +1,236 @@
+"""Shadow CRUD resolvers: ``x``, ``xs``, ``createX``, ``updateX``, ``deleteX``,
+``createXLocalization`` — each one call to the entry service, answered whole by the shaper.
+
+A root resolver checks the caller's permission once (``find``, ``findOne``, ``create`` …),
+takes its compiled plan (cached per document, variables and caller), runs one ``ReadQuery``
+through the same ``EntryService`` and ``Populator`` as REST, and returns the shaped value as
+``Precompleted``. GraphQL's own rules are kept: page size 10 by default, ``x(id)`` also finds
+drafts, ``createX`` makes a draft unless ``publishedAt`` is given, a missing entry is
+``{data: null}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from graphql import GraphQLObjectType, GraphQLResolveInfo, get_named_type
+
+from contentapi.errors import NotFoundError
+from contentapi.graphql.context import GraphQLContext, Precompleted
+from contentapi.graphql.plan import Page, Selection, Window
+from contentapi.query.ast import OffsetPagination, ReadQuery
+from contentapi.schema.model import ContentType
+
+__all__ = ["ContentTypeResolvers", "entry_id", "input_data"]
+
+Resolver = Callable[..., Awaitable[Any]]
+
+
+def entry_id(raw: Any) -> int | None:
+    """A GraphQL ``ID`` naming an entry, or ``None`` when it cannot name one."""
+    text = str(raw)
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
+def input_data(value: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A coerced ``XInput`` → the REST body's ``data`` object (same validation)."""
+    return dict(value or {})
+
+
+@dataclass(slots=True)
+class _ListPlan:
+    selection: Selection
+    query: ReadQuery
+    window: Window
+
+
+class ContentTypeResolvers:
+    """The root resolvers of one content type."""
+
+    def __init__(self, content_type: ContentType, actions: Mapping[str, str] | None = None) -> None:
+        self.content_type = content_type
+        self.uid = content_type.uid
+        #: actions a plugin checks instead of ``<uid>.<action>`` (upload's ``content-api.*``)
+        self.actions = dict(actions or {})
+
+    # ------------------------------------------------------------ planning
+
+    def _selection(self, info: GraphQLResolveInfo, kind: str) -> Selection:
+        """The compiled selection of this root field (``collection`` or ``response``)."""
+        ctx: GraphQLContext = info.context
+        key = ctx.plan_key(info, kind)
+        node = info.field_nodes[0]
+        if key is not None:
+            found = ctx.plans.get(key, node)
+            if found is not None:
+                return found
+        parent = get_named_type(info.return_type)
+        assert isinstance(parent, GraphQLObjectType)
+        plan_context = ctx.plan_context(info)
+        nodes = list(info.field_nodes)
+        if kind == "collection":
+            selection = ctx.planner.collection(plan_context, self.content_type, parent, nodes)
+        else:
+            selection = ctx.planner.entity_response(plan_context, self.content_type, parent, nodes)
+        if key is not None:
+            ctx.plans.put(key, node, selection)
+        return selection
+
+    def _list_plan(self, info: GraphQLResolveInfo, args: Mapping[str, Any]) -> _ListPlan:
+        ctx: GraphQLContext = info.context
+        key = ctx.plan_key(info, "list")
+        node = info.field_nodes[0]
+        if key is not None:
+            found = ctx.plans.get(key, node)
+            if found is not None:
+                return found
+        selection = self._selection(info, "collection")
+        planner, model = ctx.planner, self.content_type
+        bounds = planner.window(args.get("pagination"))
+        plan_context = ctx.plan_context(info)
+        query = ReadQuery(
+            pagination=OffsetPagination(bounds.start, bounds.limit, selection.counts),
+            publication_state=args.get("publicationState") or "live",
+            locale=args.get("locale"),
+            filters=planner.filters(plan_context, model, args.get("filters")),
+            sort=planner.sort(plan_context, model, args.get("sort")),
+            fields=tuple(selection.fields),
+            populate=selection.populate,
+        )
+        plan = _ListPlan(selection, query, bounds)
+        if key is not None:
+            ctx.plans.put(key, node, plan)
+        return plan
+
+    def _entry_query(self, selection: Selection, **extra: Any) -> ReadQuery:
+        return ReadQuery(fields=tuple(selection.fields), populate=selection.populate, **extra)
+
+    @staticmethod
+    def _respond(info: GraphQLResolveInfo, selection: Selection, entry: Any) -> Precompleted:
+        ctx: GraphQLContext = info.context
+        return Precompleted(selection.shaper(entry, ctx.shape_errors))
+
+    def _action(self, name: str) -> str:
+        return self.actions.get(name) or f"{self.uid}.{name}"
+
+    def _with_locale(self, data: dict[str, Any], locale: Any) -> dict[str, Any]:
+        if locale is not None and self.content_type.localized and locale != "all":
+            data.setdefault("locale", locale)
+        return data
+
+    # ------------------------------------------------------------ queries
+
+    async def find(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(self._action("find"))
+        plan = self._list_plan(info, args)
+        page = await ctx.runtime.entries.find_many(self.uid, plan.query)
+        shaped = plan.selection.shaper(
+            Page(page.entries, page.total, plan.window), ctx.shape_errors
+        )
+        return Precompleted(shaped)
+
+    async def find_one(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(self._action("findOne"))
+        selection = self._selection(info, "response")
+        wanted = entry_id(args.get("id"))
+        entry = None
+        if wanted is not None:  # Strapi's findOne also answers drafts
+            query = self._entry_query(selection, publication_state="preview")
+            entry = await ctx.runtime.entries.find_one(self.uid, wanted, query)
+        return self._respond(info, selection, entry)
+
+    async def find_single(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(self._action("find"))
+        selection = self._selection(info, "response")
+        query = self._entry_query(
+            selection,
+            publication_state=args.get("publicationState") or "live",
+            locale=args.get("locale"),
+        )
+        entry = await ctx.runtime.entries.find_single(self.uid, query)
+        return self._respond(info, selection, entry)
+
+    # ------------------------------------------------------------ mutations
+
+    async def create(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(self._action("create"))
+        selection = self._selection(info, "response")
+        data = self._with_locale(input_data(args.get("data")), args.get("locale"))
+        if self.content_type.draft_and_publish:
+            data.setdefault("publishedAt", None)  # GraphQL creates drafts (unlike REST POST)
+        query = self._entry_query(selection, publication_state="preview")
+        entry = await ctx.runtime.entries.create(self.uid, data, query)
+        return self._respond(info, selection, entry)
+
+    async def update(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(self._action("update"))
+        selection = self._selection(info, "response")
+        query = self._entry_query(selection, publication_state="preview")
+        wanted = entry_id(args.get("id"))
+        entry = None
+        if wanted is not None:
+            data = input_data(args.get("data"))
+            try:
+                entry = await ctx.runtime.entries.update(self.uid, wanted, data, query)
+            except NotFoundError:
+                entry = None  # Strapi answers {data: null}
+        return self._respond(info, selection, entry)
+
+    async def delete(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(self._action("delete"))
+        selection = self._selection(info, "response")
+        query = self._entry_query(selection, publication_state="preview")
+        wanted = entry_id(args.get("id"))
+        entry = None
+        if wanted is not None:
+            try:
+                entry = await ctx.runtime.entries.delete(self.uid, wanted, query)
+            except NotFoundError:
+                entry = None
+        return self._respond(info, selection, entry)
+
+    async def update_single(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(self._action("update"))
+        selection = self._selection(info, "response")
+        locale = args.get("locale")
+        query = self._entry_query(selection, publication_state="preview", locale=locale)
+        data = input_data(args.get("data"))
+        entry = await ctx.runtime.entries.upsert_single(self.uid, data, locale, query)
+        return self._respond(info, selection, entry)
+
+    async def delete_single(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(self._action("delete"))
+        selection = self._selection(info, "response")
+        locale = args.get("locale")
+        query = self._entry_query(selection, publication_state="preview", locale=locale)
+        try:
+            entry = await ctx.runtime.entries.delete_single(self.uid, locale, query)
+        except NotFoundError:
+            entry = None
+        return self._respond(info, selection, entry)
+
+    async def create_localization(
+        self, _parent: Any, info: GraphQLResolveInfo, **args: Any
+    ) -> Precompleted:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(self._action("createLocalization"))
+        selection = self._selection(info, "response")
+        wanted = entry_id(args.get("id"))
+        if wanted is None:
+            raise NotFoundError()
+        body = input_data(args.get("data"))
+        if args.get("locale") is not None:
+            body["locale"] = args["locale"]
+        query = self._entry_query(selection, publication_state="preview")
+        entry = await ctx.runtime.entries.create_localization(self.uid, wanted, body, query)
+        return self._respond(info, selection, entry)

@@ -1,0 +1,158 @@
+"""One GraphQL operation: cached parse + validation, execution, Strapi-shaped errors.
+
+Documents are parsed and validated once per query text (LRU). Execution is graphql-core's,
+with one change (``ShapedExecutionContext``): a resolver may return a ``Precompleted`` value —
+Shadow CRUD roots do, having shaped their whole subtree in one pass — which is taken as is
+instead of being walked field by field. Everything else (introspection, the plugins' payloads)
+runs through graphql-core's normal completion.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from graphql import (
+    DocumentNode,
+    ExecutionResult,
+    GraphQLError,
+    GraphQLSchema,
+    OperationDefinitionNode,
+    OperationType,
+    execute,
+    parse,
+    specified_rules,
+    validate,
+)
+from graphql.execution import ExecutionContext
+
+from contentapi.graphql.context import GraphQLContext, Precompleted
+from contentapi.graphql.errors import format_error
+from contentapi.graphql.limits import depth_limit_rule, introspection_disabled_rule
+
+__all__ = ["Engine", "Outcome", "ShapedExecutionContext"]
+
+
+class ShapedExecutionContext(ExecutionContext):
+    """graphql-core's executor, passing ``Precompleted`` values through untouched."""
+
+    def complete_value(
+        self, return_type: Any, field_nodes: Any, info: Any, path: Any, result: Any
+    ) -> Any:
+        if result.__class__ is Precompleted:
+            return result.data
+        return super().complete_value(return_type, field_nodes, info, path, result)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The response body of one operation and the HTTP status Apollo would give it."""
+
+    body: dict[str, Any]
+    status: int = 200
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    document: DocumentNode | None
+    errors: tuple[dict[str, Any], ...] = ()
+
+
+def _failure(errors: list[dict[str, Any]], status: int = 400) -> Outcome:
+    return Outcome({"errors": errors}, status)
+
+
+class Engine:
+    """Runs operations against one schema."""
+
+    def __init__(
+        self, schema: GraphQLSchema, *, depth_limit: int, introspection: bool, cache_size: int = 512
+    ) -> None:
+        self.schema = schema
+        self.rules = [*specified_rules, depth_limit_rule(depth_limit)]
+        if not introspection:
+            self.rules.append(introspection_disabled_rule())
+        self.cache_size = cache_size
+        self._documents: OrderedDict[str, _Prepared] = OrderedDict()
+
+    def prepare(self, query: str) -> _Prepared:
+        found = self._documents.get(query)
+        if found is not None:
+            self._documents.move_to_end(query)
+            return found
+        try:
+            document = parse(query)
+        except GraphQLError as error:
+            prepared = _Prepared(None, (format_error(error, "GRAPHQL_PARSE_FAILED"),))
+        else:
+            problems = validate(self.schema, document, self.rules)
+            prepared = _Prepared(
+                None if problems else document,
+                tuple(format_error(p, "GRAPHQL_VALIDATION_FAILED") for p in problems),
+            )
+        self._documents[query] = prepared
+        while len(self._documents) > self.cache_size:
+            self._documents.popitem(last=False)
+        return prepared
+
+    async def run(
+        self, payload: Any, context: GraphQLContext, *, read_only: bool = False
+    ) -> Outcome:
+        """One ``{query, variables, operationName, extensions}`` object."""
+        if not isinstance(payload, Mapping):
+            return _failure([_bad_request("Each GraphQL request must be a JSON object.")])
+        query = payload.get("query")
+        if not isinstance(query, str) or not query.strip():
+            return _failure([_bad_request(_NO_QUERY)])
+        variables = payload.get("variables")
+        operation_name = payload.get("operationName")
+        if variables is not None and not isinstance(variables, Mapping):
+            return _failure([_bad_request("Variables must be provided as an Object.")])
+        if operation_name is not None and not isinstance(operation_name, str):
+            return _failure([_bad_request("operationName must be a string.")])
+        prepared = self.prepare(query)
+        if prepared.document is None:
+            return _failure(list(prepared.errors))
+        if read_only and _is_mutation(prepared.document, operation_name):
+            return _failure([_bad_request("GET supports only query operation")], 405)
+        result = execute(
+            self.schema,
+            prepared.document,
+            context_value=context,
+            variable_values=dict(variables) if variables else None,
+            operation_name=operation_name,
+            execution_context_class=ShapedExecutionContext,
+        )
+        if inspect.isawaitable(result):
+            result = await result
+        return self._outcome(result, context)
+
+    @staticmethod
+    def _outcome(result: ExecutionResult, context: GraphQLContext) -> Outcome:
+        if result.data is None and result.errors:
+            # Before execution (variables, unknown operation): Apollo's BAD_USER_INPUT, 400.
+            return _failure([format_error(e, "BAD_USER_INPUT") for e in result.errors])
+        errors = [format_error(e) for e in result.errors or ()]
+        errors.extend(context.shape_errors)
+        body: dict[str, Any] = {"errors": errors} if errors else {}
+        body["data"] = result.data
+        return Outcome(body)
+
+
+_NO_QUERY = "GraphQL operations must contain a non-empty `query` or a `persistedQuery` extension."
+
+
+def _bad_request(message: str) -> dict[str, Any]:
+    return {"message": message, "extensions": {"code": "BAD_REQUEST"}}
+
+
+def _is_mutation(document: DocumentNode, operation_name: str | None) -> bool:
+    for definition in document.definitions:
+        if isinstance(definition, OperationDefinitionNode) and (
+            operation_name is None or (definition.name and definition.name.value == operation_name)
+        ):
+            return definition.operation != OperationType.QUERY
+    return False

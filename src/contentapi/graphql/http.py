@@ -1,0 +1,205 @@
+"""The GraphQL endpoint over HTTP: ``POST`` (JSON, batched arrays, multipart uploads), ``GET``
+(queries only) and the playground page.
+
+The caller is resolved first, exactly as for REST: a bad or expired token is a 401 with the REST
+error body. Resolver errors are HTTP 200 with ``extensions.code``; a request that never reached
+execution (parse, validation, variables) is 400, as Apollo Server 3 answers Strapi's clients.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, Request
+from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.responses import HTMLResponse, Response
+
+from contentapi.auth.deps import current_actor
+from contentapi.errors import PayloadTooLargeError
+from contentapi.graphql.context import GraphQLContext, PlanCache
+from contentapi.graphql.execute import Engine, Outcome
+from contentapi.graphql.plan import Planner
+from contentapi.rest.responses import OrjsonResponse
+from contentapi.runtime import Runtime
+from contentapi.upload.service import IncomingFile
+
+__all__ = ["build_graphql_router"]
+
+#: Strapi's JSON body limit (koa-body's default ``jsonLimit``).
+_JSON_LIMIT = 1024 * 1024
+_SPEC = "(https://github.com/jaydenseric/graphql-multipart-request-spec)"
+
+_PLAYGROUND = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>contentapi GraphQL</title>
+<link rel="stylesheet" href="https://unpkg.com/graphiql@3/graphiql.min.css"></head>
+<body style="margin:0"><div id="graphiql" style="height:100vh"></div>
+<script crossorigin src="https://unpkg.com/react@18/umd/react.production.min.js"></script>
+<script crossorigin src="https://unpkg.com/react-dom@18/umd/react-dom.production.min.js"></script>
+<script crossorigin src="https://unpkg.com/graphiql@3/graphiql.min.js"></script>
+<script>
+ReactDOM.createRoot(document.getElementById('graphiql')).render(
+  React.createElement(GraphiQL, {fetcher: GraphiQL.createFetcher({url: ENDPOINT}),
+                                 defaultEditorToolsVisibility: true}));
+</script></body></html>"""
+
+
+class _BadRequest(Exception):
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def _transport_error(message: str, status: int = 400) -> Response:
+    body = {"errors": [{"message": message, "extensions": {"code": "BAD_REQUEST"}}]}
+    return OrjsonResponse(body, status_code=status)
+
+
+async def _limited(stream: AsyncIterator[bytes], limit: int) -> AsyncGenerator[bytes, None]:
+    seen = 0
+    async for chunk in stream:
+        seen += len(chunk)
+        if seen > limit:
+            raise PayloadTooLargeError()
+        yield chunk
+
+
+async def _json_body(request: Request) -> Any:
+    chunks = [chunk async for chunk in _limited(request.stream(), _JSON_LIMIT)]
+    try:
+        return orjson.loads(b"".join(chunks))
+    except orjson.JSONDecodeError:
+        raise _BadRequest("POST body is not valid JSON.") from None
+
+
+def _place(operations: Any, path: str, value: IncomingFile) -> None:
+    """Put a file where ``map`` says (``variables.files.1``)."""
+    keys = path.split(".")
+    target = operations
+    try:
+        for key in keys[:-1]:
+            target = target[int(key)] if isinstance(target, list) else target[key]
+        last = keys[-1]
+        if isinstance(target, list):
+            target[int(last)] = value
+        elif isinstance(target, dict):
+            target[last] = value
+        else:
+            raise TypeError
+    except (KeyError, IndexError, ValueError, TypeError):
+        raise _BadRequest(
+            f"Invalid object path for the ‘map’ multipart field entry key ‘{path}’ {_SPEC}."
+        ) from None
+
+
+async def _multipart_body(request: Request, limit: int) -> tuple[Any, Any]:
+    """The GraphQL multipart request spec: ``operations``, then ``map``, then the files."""
+    parser = MultiPartParser(
+        request.headers, _limited(request.stream(), limit), max_files=50, max_fields=50
+    )
+    try:
+        form = await parser.parse()
+    except MultiPartException as error:
+        raise _BadRequest(f"Invalid multipart body: {error.message}") from error
+    raw_operations = form.get("operations")
+    raw_map = form.get("map")
+    if not isinstance(raw_operations, str):
+        await form.close()
+        raise _BadRequest(f"Missing multipart field ‘operations’ {_SPEC}.")
+    if not isinstance(raw_map, str):
+        await form.close()
+        raise _BadRequest(f"Missing multipart field ‘map’ {_SPEC}.")
+    try:
+        operations = json.loads(raw_operations)
+    except ValueError:
+        await form.close()
+        raise _BadRequest(f"Invalid JSON in the ‘operations’ multipart field {_SPEC}.") from None
+    try:
+        mapping = json.loads(raw_map)
+    except ValueError:
+        await form.close()
+        raise _BadRequest(f"Invalid JSON in the ‘map’ multipart field {_SPEC}.") from None
+    if not isinstance(mapping, dict):
+        await form.close()
+        raise _BadRequest(f"Invalid type for the ‘map’ multipart field {_SPEC}.")
+    for key, paths in mapping.items():
+        part = form.get(key)
+        if not isinstance(part, UploadFile):
+            await form.close()
+            raise _BadRequest(
+                f"File missing in the request for the ‘map’ entry key ‘{key}’ {_SPEC}."
+            )
+        if not isinstance(paths, list):
+            await form.close()
+            raise _BadRequest(
+                f"Invalid type for the ‘map’ multipart field entry key ‘{key}’ array {_SPEC}."
+            )
+        for path in paths:
+            _place(operations, str(path), IncomingFile(part.filename or "file", part.file, {}))
+    return operations, form
+
+
+def build_graphql_router(runtime: Runtime, engine: Engine, planner: Planner) -> APIRouter:
+    settings = runtime.settings
+    router = APIRouter()
+    plans = PlanCache()
+    playground = settings.env != "production" or settings.graphql_playground_always
+    page = _PLAYGROUND.replace("ENDPOINT", json.dumps(settings.graphql_endpoint))
+
+    def respond(outcome: Outcome | list[Outcome]) -> Response:
+        if isinstance(outcome, list):
+            return OrjsonResponse([o.body for o in outcome])
+        return OrjsonResponse(outcome.body, status_code=outcome.status)
+
+    async def run(request: Request, payload: Any, *, read_only: bool) -> Response:
+        actor = await current_actor(request)
+
+        def context() -> GraphQLContext:
+            return GraphQLContext(runtime, actor, request, planner, plans)
+
+        if isinstance(payload, list):
+            if not payload:
+                return _transport_error("No operations found in request.")
+            return respond(
+                [await engine.run(item, context(), read_only=read_only) for item in payload]
+            )
+        return respond(await engine.run(payload, context(), read_only=read_only))
+
+    @router.api_route(settings.graphql_endpoint, methods=["GET", "POST"])
+    async def endpoint(request: Request) -> Response:
+        if request.method == "GET":
+            accepts_html = "text/html" in request.headers.get("accept", "")
+            if "query" not in request.query_params and accepts_html and playground:
+                return HTMLResponse(page)
+            params = request.query_params
+            payload: dict[str, Any] = {"query": params.get("query")}
+            try:
+                for key in ("variables", "extensions"):
+                    if params.get(key):
+                        payload[key] = json.loads(params[key])
+            except ValueError:
+                return _transport_error("Variables are invalid JSON.")
+            if params.get("operationName"):
+                payload["operationName"] = params["operationName"]
+            if payload["query"] is None:
+                return _transport_error("GET query missing.")
+            return await run(request, payload, read_only=True)
+        content_type = request.headers.get("content-type", "")
+        form = None
+        try:
+            if content_type.startswith("multipart/form-data"):
+                limit = settings.upload_max_size + 1024 * 1024
+                operations, form = await _multipart_body(request, limit)
+                return await run(request, operations, read_only=False)
+            return await run(request, await _json_body(request), read_only=False)
+        except _BadRequest as error:
+            return _transport_error(error.message, error.status)
+        finally:
+            if form is not None:
+                await form.close()
+
+    return router

@@ -1,0 +1,269 @@
+"""Input types: ``XInput``, component inputs, ``XFiltersInput``, the scalar ``…FilterInput``s,
+``PaginationArg`` and the ``PublicationState`` enum.
+
+Private attributes are left out of ``…FiltersInput`` (CONTRACT §8: never an oracle on hidden
+data) but stay writable in ``…Input``, as in REST.
+"""
+
+from __future__ import annotations
+
+from graphql import (
+    GraphQLArgument,
+    GraphQLBoolean,
+    GraphQLEnumType,
+    GraphQLEnumValue,
+    GraphQLFloat,
+    GraphQLID,
+    GraphQLInputField,
+    GraphQLInputObjectType,
+    GraphQLInputType,
+    GraphQLInt,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLScalarType,
+    GraphQLString,
+)
+
+from contentapi.graphql import naming
+from contentapi.graphql.scalars import DATE, DATETIME, JSON, LONG, TIME, dynamic_zone_input
+from contentapi.schema.model import (
+    ComponentAttribute,
+    ContentType,
+    DynamicZoneAttribute,
+    MediaAttribute,
+    Model,
+    RelationAttribute,
+    ScalarAttribute,
+)
+from contentapi.schema.registry import Registry
+
+__all__ = ["FILTER_OPERATORS", "InputTypes", "scalar_type"]
+
+#: Strapi's operators, in the order its ``…FilterInput`` types list them.
+FILTER_OPERATORS = (
+    "and",
+    "or",
+    "not",
+    "eq",
+    "eqi",
+    "ne",
+    "nei",
+    "startsWith",
+    "endsWith",
+    "contains",
+    "notContains",
+    "containsi",
+    "notContainsi",
+    "gt",
+    "gte",
+    "lt",
+    "lte",
+    "null",
+    "notNull",
+    "in",
+    "notIn",
+    "between",
+)
+
+_SCALARS: dict[str, GraphQLScalarType] = {
+    "string": GraphQLString,
+    "text": GraphQLString,
+    "richtext": GraphQLString,
+    "email": GraphQLString,
+    "password": GraphQLString,
+    "uid": GraphQLString,
+    "enumeration": GraphQLString,
+    "integer": GraphQLInt,
+    "biginteger": LONG,
+    "float": GraphQLFloat,
+    "decimal": GraphQLFloat,
+    "boolean": GraphQLBoolean,
+    "date": DATE,
+    "time": TIME,
+    "datetime": DATETIME,
+    "timestamp": DATETIME,
+    "json": JSON,
+    "array": JSON,
+}
+
+
+def scalar_type(attribute_type: str) -> GraphQLScalarType:
+    """Strapi's ``strapiScalarToGraphQLScalar``."""
+    return _SCALARS[attribute_type]
+
+
+PUBLICATION_STATE = GraphQLEnumType(
+    "PublicationState",
+    {"LIVE": GraphQLEnumValue("live"), "PREVIEW": GraphQLEnumValue("preview")},
+)
+
+PAGINATION_ARG = GraphQLInputObjectType(
+    "PaginationArg",
+    {name: GraphQLInputField(GraphQLInt) for name in ("page", "pageSize", "start", "limit")},
+)
+
+
+def list_arguments(
+    filters: GraphQLInputType, publication_state: bool
+) -> dict[str, GraphQLArgument]:
+    """``filters``, ``pagination = {}``, ``sort = []`` (and ``publicationState = LIVE`` for
+    draft & publish targets): the arguments of lists and to-many relations."""
+    arguments = {
+        "filters": GraphQLArgument(filters),
+        "pagination": GraphQLArgument(PAGINATION_ARG, default_value={}),
+        "sort": GraphQLArgument(GraphQLList(GraphQLString), default_value=[]),
+    }
+    if publication_state:
+        arguments["publicationState"] = GraphQLArgument(PUBLICATION_STATE, default_value="live")
+    return arguments
+
+
+class InputTypes:
+    """Builds (once) every input type of a registry's models."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self._filter_inputs: dict[str, GraphQLInputObjectType] = {}
+        self._model_filters: dict[str, GraphQLInputObjectType] = {}
+        self._model_inputs: dict[str, GraphQLInputObjectType] = {}
+        self.enums: dict[str, GraphQLEnumType] = {}
+        self._zones: dict[str, GraphQLScalarType] = {}
+        self.id_filter = self.scalar_filter(GraphQLID)
+
+    # ------------------------------------------------------------ shared pieces
+
+    def scalar_filter(self, scalar: GraphQLScalarType) -> GraphQLInputObjectType:
+        """``<Scalar>FilterInput`` with Strapi's 22 operators."""
+        name = f"{scalar.name}FilterInput"
+        found = self._filter_inputs.get(name)
+        if found is not None:
+            return found
+
+        def fields() -> dict[str, GraphQLInputField]:
+            result: dict[str, GraphQLInputField] = {}
+            for operator in FILTER_OPERATORS:
+                if operator in ("and", "or", "in", "notIn", "between"):
+                    result[operator] = GraphQLInputField(GraphQLList(scalar))
+                elif operator == "not":
+                    result[operator] = GraphQLInputField(created)
+                elif operator in ("null", "notNull"):
+                    result[operator] = GraphQLInputField(GraphQLBoolean)
+                else:
+                    result[operator] = GraphQLInputField(scalar)
+            return result
+
+        created = GraphQLInputObjectType(name, fields)
+        self._filter_inputs[name] = created
+        return created
+
+    def enum(self, model: Model, attribute: ScalarAttribute) -> GraphQLEnumType:
+        name = naming.enum_name(model, attribute.name)
+        found = self.enums.get(name)
+        if found is None:
+            found = GraphQLEnumType(
+                name, {value: GraphQLEnumValue(value) for value in attribute.enum}
+            )
+            self.enums[name] = found
+        return found
+
+    def zone_input(self, model: Model, attribute: DynamicZoneAttribute) -> GraphQLScalarType:
+        name = naming.dynamic_zone_input_name(model, attribute.name)
+        found = self._zones.get(name)
+        if found is None:
+            components = {
+                naming.type_name(self.registry.components[uid]): uid for uid in attribute.components
+            }
+            found = dynamic_zone_input(name, components)
+            self._zones[name] = found
+        return found
+
+    def _target(self, attribute: RelationAttribute | ComponentAttribute) -> Model:
+        if isinstance(attribute, RelationAttribute):
+            return self.registry.content_types[attribute.target]
+        return self.registry.components[attribute.component]
+
+    # ------------------------------------------------------------ filters
+
+    def filters(self, model: Model) -> GraphQLInputObjectType:
+        """``XFiltersInput``: ``id``, the attributes (no media, no dynamic zones, nothing
+        private), the timestamps, ``localizations``/``locale``, then ``and``/``or``/``not``."""
+        name = naming.filters_input_name(model)
+        found = self._model_filters.get(name)
+        if found is not None:
+            return found
+
+        def fields() -> dict[str, GraphQLInputField]:
+            result: dict[str, GraphQLInputField] = {}
+            is_entry = isinstance(model, ContentType)
+            if is_entry:
+                result["id"] = GraphQLInputField(self.id_filter)
+            for attribute in model.attributes.values():
+                if attribute.private:
+                    continue
+                if isinstance(attribute, ScalarAttribute):
+                    result[attribute.name] = GraphQLInputField(
+                        self.scalar_filter(scalar_type(attribute.type))
+                    )
+                elif isinstance(attribute, RelationAttribute | ComponentAttribute):
+                    result[attribute.name] = GraphQLInputField(
+                        self.filters(self._target(attribute))
+                    )
+            if isinstance(model, ContentType):
+                datetime_filter = self.scalar_filter(DATETIME)
+                result["createdAt"] = GraphQLInputField(datetime_filter)
+                result["updatedAt"] = GraphQLInputField(datetime_filter)
+                if model.draft_and_publish:
+                    result["publishedAt"] = GraphQLInputField(datetime_filter)
+                if model.localized:
+                    result["localizations"] = GraphQLInputField(created)
+                    result["locale"] = GraphQLInputField(self.scalar_filter(GraphQLString))
+            result["and"] = GraphQLInputField(GraphQLList(created))
+            result["or"] = GraphQLInputField(GraphQLList(created))
+            result["not"] = GraphQLInputField(created)
+            return result
+
+        created = GraphQLInputObjectType(name, fields)
+        self._model_filters[name] = created
+        return created
+
+    # ------------------------------------------------------------ inputs
+
+    def input(self, model: Model) -> GraphQLInputObjectType:
+        """``XInput`` / ``ComponentXInput``: every writable attribute, all optional; components
+        start with ``id`` (to update an item in place), entries end with ``publishedAt``."""
+        name = naming.input_name(model)
+        found = self._model_inputs.get(name)
+        if found is not None:
+            return found
+
+        def fields() -> dict[str, GraphQLInputField]:
+            result: dict[str, GraphQLInputField] = {}
+            if not isinstance(model, ContentType):
+                result["id"] = GraphQLInputField(GraphQLID)
+            for attribute in model.attributes.values():
+                field_type: GraphQLInputType
+                if isinstance(attribute, ScalarAttribute):
+                    field_type = (
+                        self.enum(model, attribute)
+                        if attribute.type == "enumeration"
+                        else scalar_type(attribute.type)
+                    )
+                elif isinstance(attribute, MediaAttribute):
+                    field_type = GraphQLList(GraphQLID) if attribute.multiple else GraphQLID
+                elif isinstance(attribute, RelationAttribute):
+                    field_type = GraphQLList(GraphQLID) if attribute.is_to_many else GraphQLID
+                elif isinstance(attribute, ComponentAttribute):
+                    component_input = self.input(self._target(attribute))
+                    field_type = (
+                        GraphQLList(component_input) if attribute.repeatable else component_input
+                    )
+                else:
+                    field_type = GraphQLList(GraphQLNonNull(self.zone_input(model, attribute)))
+                result[attribute.name] = GraphQLInputField(field_type)
+            if isinstance(model, ContentType) and model.draft_and_publish:
+                result["publishedAt"] = GraphQLInputField(DATETIME)
+            return result
+
+        created = GraphQLInputObjectType(name, fields)
+        self._model_inputs[name] = created
+        return created

@@ -1,0 +1,462 @@
+"""A Shadow CRUD selection set → what to read (fields and ``Populate``) and how to shape it.
+
+The planner walks the selection once with graphql-core's own field collection (fragments,
+aliases, ``@skip``/``@include``), reading each field's tag (``roles.py``):
+
+- scalars become the entry's ``fields``;
+- relations, media, components, dynamic zones and localizations become ``Populate`` nodes —
+  with their arguments (``filters``, ``sort``, ``pagination``, ``publicationState``) turned
+  into the same AST the REST parser builds, through the same field-visibility rules;
+- every field also yields its part of the ``Shaper`` that writes the response.
+
+The result reads with one statement per populated attribute per level, whatever the number of
+rows: no per-parent resolvers, no DataLoader.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphql import (
+    FieldNode,
+    FragmentDefinitionNode,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLSchema,
+    GraphQLUnionType,
+    get_named_type,
+)
+from graphql.execution.collect_fields import collect_sub_fields
+from graphql.execution.values import get_argument_values
+
+from contentapi.errors import ForbiddenError, PaginationError, ValidationError
+from contentapi.graphql.filters import to_rest_filters
+from contentapi.graphql.roles import field_of, role_of
+from contentapi.graphql.shape import (
+    NullInNonNull,
+    ShapeErrors,
+    Shaper,
+    constant,
+    nullable,
+    object_shaper,
+    scalar_renderer,
+    scalar_shaper,
+)
+from contentapi.query.ast import (
+    ComponentPopulate,
+    DynamicZonePopulate,
+    Filter,
+    MediaPopulate,
+    Populate,
+    PopulateNode,
+    RelationPopulate,
+    SortKey,
+)
+from contentapi.query.parse import QueryParser
+from contentapi.schema.model import Model
+from contentapi.schema.registry import Registry
+
+__all__ = ["Page", "PlanContext", "Planner", "Selection", "Window", "forbidden_error"]
+
+#: Strapi's GraphQL default page size, at the root and per parent in nested lists.
+DEFAULT_LIMIT = 10
+
+
+def forbidden_error() -> dict[str, Any]:
+    """Strapi's per-field ``Forbidden access`` (no ``locations``/``path``, as it answers)."""
+    error = ForbiddenError("Forbidden access")
+    return {
+        "message": error.message,
+        "extensions": {
+            "error": {"name": error.name, "message": error.message, "details": {}},
+            "code": "FORBIDDEN",
+        },
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """``start``/``limit`` after Strapi's ``withDefaultPagination`` and our ``amountLimit``."""
+
+    start: int
+    limit: int
+
+    def meta(self, total: int) -> dict[str, int]:
+        """``Pagination`` as Strapi's ``ResponseCollectionMeta`` computes it."""
+        return {
+            "total": total,
+            "page": self.start // self.limit + 1,
+            "pageSize": self.limit,
+            "pageCount": math.ceil(total / self.limit),
+        }
+
+
+@dataclass(slots=True)
+class Page:
+    """What a list root hands to its shaper."""
+
+    entries: list[dict[str, Any]]
+    total: int | None
+    window: Window
+
+
+@dataclass(slots=True)
+class Selection:
+    """What one selection reads (``fields`` of its model, ``populate``) and its shaper."""
+
+    fields: list[str] = field(default_factory=list)
+    populate: Populate = field(default_factory=dict)
+    shaper: Shaper = lambda value, errors: None
+    counts: bool = False  # a list root: whether meta.pagination is selected
+
+
+@dataclass(slots=True)
+class PlanContext:
+    """One request's view of the document: variables, fragments and the caller's rights."""
+
+    schema: GraphQLSchema
+    fragments: dict[str, FragmentDefinitionNode]
+    variables: dict[str, Any]
+    parser: QueryParser
+    may_find: Callable[[str], bool]
+
+
+def window(pagination: Mapping[str, Any] | None, amount_limit: int) -> Window:
+    """Strapi's ``withDefaultPagination`` (default 10, ``-1`` for "all"), capped at
+    ``amountLimit`` (CONTRACT §8: Strapi 4.25 ignores it)."""
+    args = {k: v for k, v in (pagination or {}).items() if v is not None}
+    paged = "page" in args or "pageSize" in args
+    offset = "start" in args or "limit" in args
+    if paged and offset:
+        raise PaginationError("Cannot use both page & offset pagination in the same query")
+    if paged:
+        page_size = max(1, args.get("pageSize", 0))  # Strapi: `page` alone gives a size of 1
+        start, limit = (args.get("page", 1) - 1) * page_size, page_size
+    else:
+        start, limit = args.get("start", 0), args.get("limit", DEFAULT_LIMIT)
+    if limit == -1:
+        limit = amount_limit
+    return Window(max(0, start), min(max(1, limit), amount_limit))
+
+
+class Planner:
+    """Compiles selections against one schema and registry."""
+
+    def __init__(self, registry: Registry, amount_limit: int) -> None:
+        self.registry = registry
+        self.amount_limit = amount_limit
+
+    # ------------------------------------------------------------ helpers
+
+    @staticmethod
+    def _subfields(
+        ctx: PlanContext, parent: GraphQLObjectType, nodes: list[FieldNode]
+    ) -> dict[str, list[FieldNode]]:
+        return collect_sub_fields(ctx.schema, ctx.fragments, ctx.variables, parent, nodes)
+
+    def filters(self, ctx: PlanContext, model: Model, value: Any) -> Filter | None:
+        if not value:
+            return None
+        return ctx.parser.filters(model, to_rest_filters(self.registry, model, value))
+
+    def sort(self, ctx: PlanContext, model: Model, value: Any) -> tuple[SortKey, ...]:
+        if not value:
+            return ()
+        return ctx.parser.sort(model, [item for item in value if item is not None])
+
+    def window(self, pagination: Any) -> Window:
+        return window(pagination, self.amount_limit)
+
+    # ------------------------------------------------------------ roots
+
+    def collection(
+        self, ctx: PlanContext, model: Model, parent: GraphQLObjectType, nodes: list[FieldNode]
+    ) -> Selection:
+        """``XEntityResponseCollection``: ``data`` entities and ``meta.pagination``."""
+        result = Selection()
+        out: list[tuple[str, Shaper]] = []
+        for key, sub in self._subfields(ctx, parent, nodes).items():
+            name = sub[0].name.value
+            if name == "__typename":
+                out.append((key, constant(parent.name)))
+            elif name == "data":
+                entity_type = get_named_type(parent.fields["data"].type)
+                assert isinstance(entity_type, GraphQLObjectType)
+                chosen = self.entity(ctx, model, entity_type, sub)
+                self._merge(result, chosen)
+                entity = chosen.shaper
+                out.append(
+                    (key, lambda page, errors, e=entity: [e(x, errors) for x in page.entries])
+                )
+            elif name == "meta":
+                result.counts = True
+                out.append((key, self._meta(ctx, parent, sub)))
+        result.shaper = object_shaper(out)
+        return result
+
+    def _meta(self, ctx: PlanContext, parent: GraphQLObjectType, nodes: list[FieldNode]) -> Shaper:
+        meta_type = get_named_type(parent.fields["meta"].type)
+        assert isinstance(meta_type, GraphQLObjectType)
+        out: list[tuple[str, Shaper]] = []
+        for key, sub in self._subfields(ctx, meta_type, nodes).items():
+            name = sub[0].name.value
+            if name == "__typename":
+                out.append((key, constant(meta_type.name)))
+                continue
+            pagination_type = get_named_type(meta_type.fields["pagination"].type)
+            assert isinstance(pagination_type, GraphQLObjectType)
+            fields: list[tuple[str, str]] = []
+            for inner_key, inner in self._subfields(ctx, pagination_type, sub).items():
+                fields.append((inner_key, inner[0].name.value))
+
+            def pagination(page: Page, errors: ShapeErrors, fields: Any = tuple(fields)) -> Any:
+                values = page.window.meta(page.total or 0)
+                values["__typename"] = "Pagination"
+                return {k: values[n] for k, n in fields}
+
+            out.append((key, pagination))
+        inner_shaper = object_shaper(out)
+        return inner_shaper
+
+    def entity_response(
+        self, ctx: PlanContext, model: Model, parent: GraphQLObjectType, nodes: list[FieldNode]
+    ) -> Selection:
+        """``XEntityResponse``: ``{data: entity | null}`` for one entry (or ``None``)."""
+        return self._wrapper(ctx, model, parent, nodes, many=False)
+
+    # ------------------------------------------------------------ entities
+
+    def _wrapper(
+        self,
+        ctx: PlanContext,
+        model: Model,
+        parent: GraphQLObjectType,
+        nodes: list[FieldNode],
+        *,
+        many: bool,
+    ) -> Selection:
+        result = Selection()
+        out: list[tuple[str, Shaper]] = []
+        for key, sub in self._subfields(ctx, parent, nodes).items():
+            name = sub[0].name.value
+            if name == "__typename":
+                out.append((key, constant(parent.name)))
+                continue
+            entity_type = get_named_type(parent.fields["data"].type)
+            assert isinstance(entity_type, GraphQLObjectType)
+            chosen = self.entity(ctx, model, entity_type, sub)
+            self._merge(result, chosen)
+            entity = chosen.shaper
+            if many:
+                out.append((key, lambda v, errors, e=entity: [e(x, errors) for x in v or ()]))
+            else:
+                out.append((key, lambda v, errors, e=entity: None if v is None else e(v, errors)))
+        result.shaper = object_shaper(out)
+        return result
+
+    def entity(
+        self, ctx: PlanContext, model: Model, parent: GraphQLObjectType, nodes: list[FieldNode]
+    ) -> Selection:
+        """``XEntity``: ``id`` and ``attributes``."""
+        result = Selection()
+        out: list[tuple[str, Shaper]] = []
+        for key, sub in self._subfields(ctx, parent, nodes).items():
+            name = sub[0].name.value
+            if name == "__typename":
+                out.append((key, constant(parent.name)))
+            elif name == "id":
+                out.append((key, lambda entry, errors: str(entry["id"])))
+            elif name == "attributes":
+                attributes_type = get_named_type(parent.fields["attributes"].type)
+                assert isinstance(attributes_type, GraphQLObjectType)
+                chosen = self.attributes(ctx, model, attributes_type, sub)
+                self._merge(result, chosen)
+                out.append((key, nullable(chosen.shaper)))
+        result.shaper = object_shaper(out)
+        return result
+
+    def attributes(
+        self, ctx: PlanContext, model: Model, parent: GraphQLObjectType, nodes: list[FieldNode]
+    ) -> Selection:
+        """``X`` or ``ComponentX``: scalars, relations, media, components, dynamic zones."""
+        result = Selection()
+        out: list[tuple[str, Shaper]] = []
+        for key, sub in self._subfields(ctx, parent, nodes).items():
+            name = sub[0].name.value
+            if name == "__typename":
+                out.append((key, constant(parent.name)))
+                continue
+            definition = parent.fields[name]
+            tag = field_of(definition)
+            assert tag is not None, f"{parent.name}.{name} has no attribute tag"
+            non_null = isinstance(definition.type, GraphQLNonNull)
+            if tag.kind in ("scalar", "id"):
+                if tag.kind == "scalar" and name not in result.fields:
+                    result.fields.append(name)
+                render = scalar_renderer("id" if tag.kind == "id" else tag.value_type)
+                out.append((key, scalar_shaper(name, render, non_null, parent.name, name)))
+                continue
+            node, shaper = self._populated(ctx, model, parent, name, tag.kind, sub)
+            if node is not None:
+                self._add_populate(result, name, node)
+            if non_null:
+                shaper = _required(shaper, parent.name, name)
+            out.append((key, shaper))
+        result.shaper = object_shaper(out)
+        return result
+
+    def _populated(
+        self,
+        ctx: PlanContext,
+        model: Model,
+        parent: GraphQLObjectType,
+        name: str,
+        kind: str,
+        nodes: list[FieldNode],
+    ) -> tuple[PopulateNode | None, Shaper]:
+        definition = parent.fields[name]
+        tag = field_of(definition)
+        assert tag is not None
+        arguments = get_argument_values(definition, nodes[0], ctx.variables)
+        inner = get_named_type(definition.type)
+        if kind in ("relation", "localizations"):
+            target = self.registry.content_types[tag.target]
+            if kind == "relation" and not ctx.may_find(target.uid):
+                return None, _forbidden
+            assert isinstance(inner, GraphQLObjectType)
+            chosen = self._wrapper(ctx, target, inner, nodes, many=tag.to_many)
+            populate = RelationPopulate(
+                fields=tuple(chosen.fields),
+                populate=chosen.populate,
+                publication_state=arguments.get("publicationState", "live"),
+            )
+            if tag.to_many:
+                bounds = self.window(arguments.get("pagination"))
+                populate = RelationPopulate(
+                    fields=populate.fields,
+                    populate=populate.populate,
+                    publication_state=populate.publication_state,
+                    filters=self.filters(ctx, target, arguments.get("filters")),
+                    sort=self.sort(ctx, target, arguments.get("sort")),
+                    limit=bounds.limit,
+                    offset=bounds.start,
+                )
+            return populate, nullable(_value_of(name, chosen.shaper))
+        if kind == "media":
+            files = self.registry.content_types[tag.target]
+            assert isinstance(inner, GraphQLObjectType)
+            chosen = self._wrapper(ctx, files, inner, nodes, many=tag.to_many)
+            if chosen.populate:
+                raise ValidationError(f"Relations of files cannot be selected under {name}")
+            getter = _value_of(name, chosen.shaper)
+            if tag.to_many:
+                self._refuse_list_arguments(name, arguments)
+                getter = _sliced_wrapper(
+                    name, self.window(arguments.get("pagination")), chosen.shaper
+                )
+            return MediaPopulate(tuple(chosen.fields)), nullable(getter)
+        if kind == "component":
+            component = self.registry.components[tag.target]
+            assert isinstance(inner, GraphQLObjectType)
+            chosen = self.attributes(ctx, component, inner, nodes)
+            node = ComponentPopulate(tuple(chosen.fields), chosen.populate)
+            item = chosen.shaper
+            if not tag.to_many:
+                single = _value_of(name, lambda v, errors: None if v is None else item(v, errors))
+                return node, nullable(single)
+            self._refuse_list_arguments(name, arguments)
+            return node, nullable(
+                _sliced_items(name, self.window(arguments.get("pagination")), item)
+            )
+        return self._zone(ctx, model, name, inner, nodes)
+
+    def _zone(
+        self, ctx: PlanContext, model: Model, name: str, union: Any, nodes: list[FieldNode]
+    ) -> tuple[PopulateNode, Shaper]:
+        """A dynamic zone: every component populated; each item shaped by its own type."""
+        assert isinstance(union, GraphQLUnionType)
+        on: dict[str, ComponentPopulate] = {}
+        shapers: dict[str, Shaper] = {}
+        for member in union.types:
+            role = role_of(member)
+            if role is None or role.model is None:
+                continue  # the `Error` member
+            component = role.model
+            chosen = self.attributes(ctx, component, member, nodes)
+            on[component.uid] = ComponentPopulate(tuple(chosen.fields), chosen.populate)
+            shapers[component.uid] = chosen.shaper
+
+        def zone(entry: Any, errors: ShapeErrors) -> Any:
+            items = entry.get(name)
+            if items is None:
+                return None
+            return [shapers[item["__component"]](item, errors) for item in items]
+
+        return DynamicZonePopulate(on=on), nullable(zone)
+
+    @staticmethod
+    def _refuse_list_arguments(name: str, arguments: Mapping[str, Any]) -> None:
+        """Filters and sort inside media lists and repeatable components are not supported:
+        say so rather than ignore them (pagination is applied)."""
+        for argument in ("filters", "sort"):
+            if arguments.get(argument):
+                raise ValidationError(f"{argument} is not supported on {name}")
+
+    # ------------------------------------------------------------ merging
+
+    def _merge(self, into: Selection, other: Selection) -> None:
+        for name in other.fields:
+            if name not in into.fields:
+                into.fields.append(name)
+        for name, node in other.populate.items():
+            self._add_populate(into, name, node)
+
+    @staticmethod
+    def _add_populate(into: Selection, name: str, node: PopulateNode) -> None:
+        existing = into.populate.get(name)
+        if existing is not None and existing != node:
+            raise ValidationError(
+                f"{name} is selected more than once with different arguments or fields"
+            )
+        into.populate[name] = node
+
+
+def _forbidden(entry: Any, errors: ShapeErrors) -> None:
+    errors.append(forbidden_error())
+    return None
+
+
+def _value_of(name: str, shaper: Shaper) -> Shaper:
+    return lambda entry, errors: shaper(entry.get(name), errors)
+
+
+def _sliced_wrapper(name: str, bounds: Window, wrapper: Shaper) -> Shaper:
+    """A media list the database returned whole, paginated here (10 per parent by default)."""
+    start, stop = bounds.start, bounds.start + bounds.limit
+    return lambda entry, errors: wrapper((entry.get(name) or [])[start:stop], errors)
+
+
+def _sliced_items(name: str, bounds: Window, item: Shaper) -> Shaper:
+    """Repeatable component items, paginated here as Strapi does (10 per parent by default)."""
+    start, stop = bounds.start, bounds.start + bounds.limit
+
+    def sliced(entry: Any, errors: ShapeErrors) -> Any:
+        values = entry.get(name)
+        if values is None:
+            return None
+        return [item(value, errors) for value in values[start:stop]]
+
+    return sliced
+
+
+def _required(shaper: Shaper, owner: str, field_name: str) -> Shaper:
+    def required(entry: Any, errors: ShapeErrors) -> Any:
+        value = shaper(entry, errors)
+        if value is None:
+            raise NullInNonNull(owner, field_name)
+        return value
+
+    return required

@@ -1,0 +1,183 @@
+"""The Shadow CRUD schema, built once from the Registry at start-up (graphql-core types).
+
+Root fields come in the order Strapi's plugin registers them: the upload file's queries, the
+users-permissions role and user queries, the i18n locale queries, every API content type, then
+``me``; mutations likewise, then the upload, users-permissions and i18n mutations. Types that no
+root field reaches are not part of the schema (Strapi prunes them too).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphql import (
+    GraphQLArgument,
+    GraphQLField,
+    GraphQLID,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLSchema,
+)
+
+from contentapi.auth.ratelimit import RateLimiter
+from contentapi.graphql import naming
+from contentapi.graphql.crud import ContentTypeResolvers
+from contentapi.graphql.i18n import I18nFields
+from contentapi.graphql.inputs import PUBLICATION_STATE, InputTypes, list_arguments
+from contentapi.graphql.scalars import i18n_locale_code
+from contentapi.graphql.types import OutputTypes
+from contentapi.graphql.upload import UPLOAD_ACTIONS, UploadFields
+from contentapi.graphql.users import UsersPermissionsFields
+from contentapi.schema.builtin import FILE_UID, ROLE_UID, USER_UID
+from contentapi.schema.model import ContentType
+from contentapi.schema.registry import Registry
+from contentapi.upload.service import UploadService
+
+__all__ = ["SchemaOptions", "build_schema"]
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaOptions:
+    shadow_crud: bool = True
+    locales: tuple[str, ...] = ("en",)
+    amount_limit: int = 100
+
+
+class _Builder:
+    def __init__(
+        self,
+        registry: Registry,
+        options: SchemaOptions,
+        upload: UploadService,
+        limiter: RateLimiter | None,
+    ) -> None:
+        self.registry = registry
+        self.options = options
+        self.inputs = InputTypes(registry)
+        self.types = OutputTypes(registry, self.inputs)
+        self.locale_code = i18n_locale_code()
+        self.users = UsersPermissionsFields(registry, self.types, limiter)
+        self.upload = UploadFields(registry, self.types, upload)
+        self.i18n = I18nFields(self.inputs, options.locales, options.amount_limit)
+
+    def _api_types(self) -> list[ContentType]:
+        return [ct for uid, ct in self.registry.content_types.items() if uid.startswith("api::")]
+
+    def _locale(self, content_type: ContentType) -> dict[str, GraphQLArgument]:
+        return {"locale": GraphQLArgument(self.locale_code)} if content_type.localized else {}
+
+    # ------------------------------------------------------------ queries
+
+    def _queries_of(self, content_type: ContentType) -> dict[str, GraphQLField]:
+        actions = UPLOAD_ACTIONS if content_type.uid == FILE_UID else None
+        resolvers = ContentTypeResolvers(content_type, actions)
+        single, plural = naming.query_names(content_type)
+        response = self.types.entity_response(content_type)
+        if content_type.is_single:
+            arguments: dict[str, GraphQLArgument] = {}
+            if content_type.draft_and_publish:
+                arguments["publicationState"] = GraphQLArgument(
+                    PUBLICATION_STATE, default_value="live"
+                )
+            arguments.update(self._locale(content_type))
+            return {single: GraphQLField(response, args=arguments, resolve=resolvers.find_single)}
+        return {
+            single: GraphQLField(
+                response,
+                args={"id": GraphQLArgument(GraphQLID), **self._locale(content_type)},
+                resolve=resolvers.find_one,
+            ),
+            plural: GraphQLField(
+                self.types.collection(content_type),
+                args={
+                    **list_arguments(
+                        self.inputs.filters(content_type), content_type.draft_and_publish
+                    ),
+                    **self._locale(content_type),
+                },
+                resolve=resolvers.find,
+            ),
+        }
+
+    def query(self) -> GraphQLObjectType:
+        fields: dict[str, GraphQLField] = {}
+        if self.options.shadow_crud:
+            for uid in (FILE_UID, ROLE_UID, USER_UID):
+                fields.update(self._queries_of(self.registry.content_types[uid]))
+            fields.update(self.i18n.queries())
+            for content_type in self._api_types():
+                fields.update(self._queries_of(content_type))
+        fields.update(self.users.queries())
+        return GraphQLObjectType("Query", fields)
+
+    # ------------------------------------------------------------ mutations
+
+    def _mutations_of(self, content_type: ContentType) -> dict[str, GraphQLField]:
+        actions = UPLOAD_ACTIONS if content_type.uid == FILE_UID else None
+        resolvers = ContentTypeResolvers(content_type, actions)
+        name = naming.type_name(content_type)
+        response = self.types.entity_response(content_type)
+        data = GraphQLArgument(GraphQLNonNull(self.inputs.input(content_type)))
+        required_id = GraphQLArgument(GraphQLNonNull(GraphQLID))
+        locale = self._locale(content_type)
+        if content_type.is_single:
+            return {
+                f"update{name}": GraphQLField(
+                    response, args={"data": data, **locale}, resolve=resolvers.update_single
+                ),
+                f"delete{name}": GraphQLField(
+                    response, args=dict(locale), resolve=resolvers.delete_single
+                ),
+            }
+        return {
+            f"create{name}": GraphQLField(
+                response, args={"data": data, **locale}, resolve=resolvers.create
+            ),
+            f"update{name}": GraphQLField(
+                response, args={"id": required_id, "data": data, **locale}, resolve=resolvers.update
+            ),
+            f"delete{name}": GraphQLField(
+                response, args={"id": required_id, **locale}, resolve=resolvers.delete
+            ),
+        }
+
+    def _localization_mutations(self) -> dict[str, GraphQLField]:
+        fields: dict[str, GraphQLField] = {}
+        for content_type in self._api_types():
+            if not content_type.localized or content_type.is_single:
+                continue
+            resolvers = ContentTypeResolvers(content_type)
+            fields[f"create{naming.type_name(content_type)}Localization"] = GraphQLField(
+                self.types.entity_response(content_type),
+                args={
+                    "id": GraphQLArgument(GraphQLID),
+                    "data": GraphQLArgument(self.inputs.input(content_type)),
+                    "locale": GraphQLArgument(self.locale_code),
+                },
+                resolve=resolvers.create_localization,
+            )
+        return fields
+
+    def mutation(self) -> GraphQLObjectType:
+        fields: dict[str, GraphQLField] = {}
+        if self.options.shadow_crud:
+            fields.update(self._mutations_of(self.registry.content_types[FILE_UID]))
+            for content_type in self._api_types():
+                fields.update(self._mutations_of(content_type))
+        fields.update(self.upload.mutations())
+        fields.update(self.users.mutations())
+        if self.options.shadow_crud:
+            fields.update(self._localization_mutations())
+        return GraphQLObjectType("Mutation", fields)
+
+
+def build_schema(
+    registry: Registry,
+    options: SchemaOptions,
+    upload: UploadService,
+    limiter: RateLimiter | None = None,
+) -> GraphQLSchema:
+    """The whole schema; raises graphql-core's ``TypeError`` on an inconsistent model set."""
+    builder = _Builder(registry, options, upload, limiter)
+    schema = GraphQLSchema(query=builder.query(), mutation=builder.mutation())
+    return schema

@@ -1,0 +1,221 @@
+"""Output types: ``X``, ``XEntity``, ``XEntityResponse``, ``XEntityResponseCollection``,
+``XRelationResponseCollection``, component types, dynamic-zone unions, ``Error``,
+``Pagination`` and ``ResponseCollectionMeta`` — in the field order Strapi's plugin serves.
+
+Each type and attribute field is tagged (``roles.py``) so the planner can read a selection set
+without knowing names. Fields have no resolvers: Shadow CRUD reads are answered whole by the
+shaper, and everything else reads plain dicts.
+"""
+
+from __future__ import annotations
+
+from graphql import (
+    GraphQLArgument,
+    GraphQLField,
+    GraphQLID,
+    GraphQLInt,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLOutputType,
+    GraphQLString,
+    GraphQLUnionType,
+)
+
+from contentapi.graphql import naming
+from contentapi.graphql.inputs import InputTypes, list_arguments, scalar_type
+from contentapi.graphql.roles import KEY, AttributeField, TypeRole
+from contentapi.graphql.scalars import DATETIME
+from contentapi.query.parse import LOCALIZATIONS
+from contentapi.schema.builtin import FILE_UID
+from contentapi.schema.model import (
+    ComponentAttribute,
+    ContentType,
+    DynamicZoneAttribute,
+    MediaAttribute,
+    Model,
+    RelationAttribute,
+    ScalarAttribute,
+)
+from contentapi.schema.registry import Registry
+
+__all__ = ["ERROR", "PAGINATION", "RESPONSE_COLLECTION_META", "OutputTypes"]
+
+PAGINATION = GraphQLObjectType(
+    "Pagination",
+    {
+        name: GraphQLField(GraphQLNonNull(GraphQLInt))
+        for name in ("total", "page", "pageSize", "pageCount")
+    },
+    extensions={KEY: TypeRole("pagination")},
+)
+RESPONSE_COLLECTION_META = GraphQLObjectType(
+    "ResponseCollectionMeta",
+    {"pagination": GraphQLField(GraphQLNonNull(PAGINATION))},
+    extensions={KEY: TypeRole("meta")},
+)
+ERROR = GraphQLObjectType(
+    "Error",
+    {"code": GraphQLField(GraphQLNonNull(GraphQLString)), "message": GraphQLField(GraphQLString)},
+    extensions={KEY: TypeRole("error")},
+)
+
+
+class OutputTypes:
+    """Builds (once) every output type of a registry's models."""
+
+    def __init__(self, registry: Registry, inputs: InputTypes) -> None:
+        self.registry = registry
+        self.inputs = inputs
+        self._objects: dict[str, GraphQLObjectType] = {}
+        self._unions: dict[str, GraphQLUnionType] = {}
+
+    def _object(self, name: str, role: TypeRole, fields: object) -> GraphQLObjectType:
+        found = self._objects.get(name)
+        if found is None:
+            found = GraphQLObjectType(name, fields, extensions={KEY: role})  # type: ignore[arg-type]
+            self._objects[name] = found
+        return found
+
+    def model_type(self, model: Model) -> GraphQLObjectType:
+        """``X`` (or ``ComponentX``): attributes, then timestamps and localizations."""
+        name = naming.type_name(model)
+        if name in self._objects:
+            return self._objects[name]
+        return self._object(name, TypeRole("attributes", model), lambda: self._fields(model))
+
+    def entity(self, model: ContentType) -> GraphQLObjectType:
+        return self._object(
+            naming.entity_name(model),
+            TypeRole("entity", model),
+            lambda: {
+                "id": GraphQLField(GraphQLID),
+                "attributes": GraphQLField(self.model_type(model)),
+            },
+        )
+
+    def entity_response(self, model: ContentType) -> GraphQLObjectType:
+        return self._object(
+            naming.entity_response_name(model),
+            TypeRole("entity_response", model),
+            lambda: {"data": GraphQLField(self.entity(model))},
+        )
+
+    def collection(self, model: ContentType) -> GraphQLObjectType:
+        return self._object(
+            naming.entity_response_collection_name(model),
+            TypeRole("collection", model),
+            lambda: {
+                "data": GraphQLField(
+                    GraphQLNonNull(GraphQLList(GraphQLNonNull(self.entity(model))))
+                ),
+                "meta": GraphQLField(GraphQLNonNull(RESPONSE_COLLECTION_META)),
+            },
+        )
+
+    def relation_collection(self, model: ContentType) -> GraphQLObjectType:
+        return self._object(
+            naming.relation_response_collection_name(model),
+            TypeRole("relation_collection", model),
+            lambda: {
+                "data": GraphQLField(
+                    GraphQLNonNull(GraphQLList(GraphQLNonNull(self.entity(model))))
+                )
+            },
+        )
+
+    def zone(self, model: Model, attribute: DynamicZoneAttribute) -> GraphQLUnionType:
+        name = naming.dynamic_zone_name(model, attribute.name)
+        found = self._unions.get(name)
+        if found is None:
+            members = [self.registry.components[uid] for uid in attribute.components]
+            found = GraphQLUnionType(
+                name,
+                lambda: [*(self.model_type(member) for member in members), ERROR],
+                extensions={KEY: TypeRole("zone", model)},
+            )
+            self._unions[name] = found
+        return found
+
+    # ------------------------------------------------------------ attribute fields
+
+    def _fields(self, model: Model) -> dict[str, GraphQLField]:
+        fields: dict[str, GraphQLField] = {}
+        if not isinstance(model, ContentType):
+            fields["id"] = GraphQLField(
+                GraphQLNonNull(GraphQLID), extensions={KEY: AttributeField("id", "id")}
+            )
+        for attribute in model.attributes.values():
+            if attribute.private:
+                continue
+            field = self._attribute_field(model, attribute)
+            if attribute.required:
+                field.type = GraphQLNonNull(field.type)
+            fields[attribute.name] = field
+        if isinstance(model, ContentType):
+            system = ["createdAt", "updatedAt"] + (
+                ["publishedAt"] if model.draft_and_publish else []
+            )
+            for name in system:
+                fields[name] = GraphQLField(
+                    DATETIME, extensions={KEY: AttributeField("scalar", name, "datetime")}
+                )
+            if model.localized:
+                fields[LOCALIZATIONS] = GraphQLField(
+                    self.relation_collection(model),
+                    args=self._relation_arguments(model),
+                    extensions={
+                        KEY: AttributeField("localizations", LOCALIZATIONS, "", model.uid, True)
+                    },
+                )
+                fields["locale"] = GraphQLField(
+                    GraphQLString, extensions={KEY: AttributeField("scalar", "locale", "string")}
+                )
+        return fields
+
+    def _relation_arguments(self, target: ContentType) -> dict[str, GraphQLArgument]:
+        return list_arguments(self.inputs.filters(target), target.draft_and_publish)
+
+    def _attribute_field(self, model: Model, attribute: object) -> GraphQLField:
+        if isinstance(attribute, ScalarAttribute):
+            output: GraphQLOutputType = (
+                self.inputs.enum(model, attribute)
+                if attribute.type == "enumeration"
+                else scalar_type(attribute.type)
+            )
+            tag = AttributeField("scalar", attribute.name, attribute.type)
+            return GraphQLField(output, extensions={KEY: tag})
+        if isinstance(attribute, RelationAttribute):
+            target = self.registry.content_types[attribute.target]
+            tag = AttributeField("relation", attribute.name, "", target.uid, attribute.is_to_many)
+            if attribute.is_to_many:
+                return GraphQLField(
+                    self.relation_collection(target),
+                    args=self._relation_arguments(target),
+                    extensions={KEY: tag},
+                )
+            return GraphQLField(self.entity_response(target), extensions={KEY: tag})
+        if isinstance(attribute, MediaAttribute):
+            files = self.registry.content_types[FILE_UID]
+            tag = AttributeField("media", attribute.name, "", FILE_UID, attribute.multiple)
+            if attribute.multiple:
+                return GraphQLField(
+                    self.relation_collection(files),
+                    args=self._relation_arguments(files),
+                    extensions={KEY: tag},
+                )
+            return GraphQLField(self.entity_response(files), extensions={KEY: tag})
+        if isinstance(attribute, ComponentAttribute):
+            component = self.registry.components[attribute.component]
+            tag = AttributeField(
+                "component", attribute.name, "", component.uid, attribute.repeatable
+            )
+            if attribute.repeatable:
+                arguments = list_arguments(self.inputs.filters(component), False)
+                return GraphQLField(
+                    GraphQLList(self.model_type(component)), args=arguments, extensions={KEY: tag}
+                )
+            return GraphQLField(self.model_type(component), extensions={KEY: tag})
+        assert isinstance(attribute, DynamicZoneAttribute)
+        tag = AttributeField("dynamiczone", attribute.name, "", "", True)
+        return GraphQLField(GraphQLList(self.zone(model, attribute)), extensions={KEY: tag})

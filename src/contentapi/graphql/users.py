@@ -1,0 +1,310 @@
+"""The users-permissions plugin's GraphQL operations, over the same services as its REST routes.
+
+``me``, ``login``, ``register``, ``changePassword`` (and the e-mail flows, which answer a clear
+error until e-mail exists), plus the plugin's replacements of Shadow CRUD mutations for users
+(``…UserEntityResponse!``) and roles (``{ok}`` payloads). Types and names are the plugin's.
+Sign-in and sign-up share REST's rate limits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphql import (
+    GraphQLArgument,
+    GraphQLBoolean,
+    GraphQLField,
+    GraphQLID,
+    GraphQLInputField,
+    GraphQLInputObjectType,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLResolveInfo,
+    GraphQLString,
+)
+
+from contentapi.auth.permissions import PLUGIN
+from contentapi.auth.ratelimit import RateLimiter
+from contentapi.errors import ApplicationError, ForbiddenError, NotFoundError, ValidationError
+from contentapi.graphql.context import GraphQLContext
+from contentapi.graphql.crud import ContentTypeResolvers, entry_id, input_data
+from contentapi.graphql.errors import PlainResolverError
+from contentapi.graphql.types import OutputTypes
+from contentapi.query.ast import ReadQuery, RelationPopulate
+from contentapi.schema.builtin import ROLE_UID, USER_UID
+from contentapi.schema.registry import Registry
+from contentapi.users.roles import RolesService
+from contentapi.users.service import UsersService
+
+__all__ = ["UsersPermissionsFields"]
+
+_ME_ROLE = GraphQLObjectType(
+    "UsersPermissionsMeRole",
+    {
+        "id": GraphQLField(GraphQLNonNull(GraphQLID)),
+        "name": GraphQLField(GraphQLNonNull(GraphQLString)),
+        "description": GraphQLField(GraphQLString),
+        "type": GraphQLField(GraphQLString),
+    },
+)
+_ME = GraphQLObjectType(
+    "UsersPermissionsMe",
+    {
+        "id": GraphQLField(GraphQLNonNull(GraphQLID)),
+        "username": GraphQLField(GraphQLNonNull(GraphQLString)),
+        "email": GraphQLField(GraphQLString),
+        "confirmed": GraphQLField(GraphQLBoolean),
+        "blocked": GraphQLField(GraphQLBoolean),
+        "role": GraphQLField(_ME_ROLE),
+    },
+)
+_LOGIN_PAYLOAD = GraphQLObjectType(
+    "UsersPermissionsLoginPayload",
+    {"jwt": GraphQLField(GraphQLString), "user": GraphQLField(GraphQLNonNull(_ME))},
+)
+_PASSWORD_PAYLOAD = GraphQLObjectType(
+    "UsersPermissionsPasswordPayload", {"ok": GraphQLField(GraphQLNonNull(GraphQLBoolean))}
+)
+_REGISTER_INPUT = GraphQLInputObjectType(
+    "UsersPermissionsRegisterInput",
+    {
+        name: GraphQLInputField(GraphQLNonNull(GraphQLString))
+        for name in ("username", "email", "password")
+    },
+)
+_LOGIN_INPUT = GraphQLInputObjectType(
+    "UsersPermissionsLoginInput",
+    {
+        "identifier": GraphQLInputField(GraphQLNonNull(GraphQLString)),
+        "password": GraphQLInputField(GraphQLNonNull(GraphQLString)),
+        "provider": GraphQLInputField(GraphQLNonNull(GraphQLString), default_value="local"),
+    },
+)
+
+
+def _ok_payload(name: str) -> GraphQLObjectType:
+    return GraphQLObjectType(name, {"ok": GraphQLField(GraphQLNonNull(GraphQLBoolean))})
+
+
+def _me_value(user: dict[str, Any]) -> dict[str, Any]:
+    """A user as ``UsersPermissionsMe`` (the role, when read, as ``UsersPermissionsMeRole``)."""
+    role = user.get("role")
+    return {
+        "id": str(user["id"]),
+        "username": user.get("username"),
+        "email": user.get("email"),
+        "confirmed": user.get("confirmed"),
+        "blocked": user.get("blocked"),
+        "role": None if role is None else {**role, "id": str(role["id"])},
+    }
+
+
+def _client(info: GraphQLResolveInfo) -> str:
+    request = info.context.request
+    return request.client.host if request.client else "unknown"
+
+
+class UsersPermissionsFields:
+    """Builds the plugin's root fields; resolvers use the runtime found in the context."""
+
+    def __init__(self, registry: Registry, types: OutputTypes, limiter: RateLimiter | None):
+        self.registry = registry
+        self.types = types
+        self.limiter = limiter
+        self.users_crud = ContentTypeResolvers(registry.content_types[USER_UID])
+
+    # ------------------------------------------------------------ queries
+
+    def queries(self) -> dict[str, GraphQLField]:
+        return {"me": GraphQLField(_ME, resolve=self.me)}
+
+    async def me(self, _parent: Any, info: GraphQLResolveInfo) -> Any:
+        ctx: GraphQLContext = info.context
+        if ctx.actor.kind == "public":
+            raise ForbiddenError("Forbidden access")
+        if ctx.actor.user_id is None:
+            raise PlainResolverError("Authentication requested")  # Strapi: a plain Error
+        query = ReadQuery(populate={"role": RelationPopulate()})
+        user = await UsersService(ctx.runtime).user(ctx.actor.user_id, query)
+        return None if user is None else _me_value(user)
+
+    # ------------------------------------------------------------ mutations
+
+    def mutations(self) -> dict[str, GraphQLField]:
+        role = self.registry.content_types[ROLE_UID]
+        user = self.registry.content_types[USER_UID]
+        user_response = GraphQLNonNull(self.types.entity_response(user))
+        role_input = GraphQLNonNull(self.types.inputs.input(role))
+        user_input = GraphQLNonNull(self.types.inputs.input(user))
+        string = GraphQLNonNull(GraphQLString)
+        required_id = GraphQLArgument(GraphQLNonNull(GraphQLID))
+        return {
+            "createUsersPermissionsRole": GraphQLField(
+                _ok_payload("UsersPermissionsCreateRolePayload"),
+                args={"data": GraphQLArgument(role_input)},
+                resolve=self.create_role,
+            ),
+            "updateUsersPermissionsRole": GraphQLField(
+                _ok_payload("UsersPermissionsUpdateRolePayload"),
+                args={"id": required_id, "data": GraphQLArgument(role_input)},
+                resolve=self.update_role,
+            ),
+            "deleteUsersPermissionsRole": GraphQLField(
+                _ok_payload("UsersPermissionsDeleteRolePayload"),
+                args={"id": required_id},
+                resolve=self.delete_role,
+            ),
+            "createUsersPermissionsUser": GraphQLField(
+                user_response, args={"data": GraphQLArgument(user_input)}, resolve=self.create_user
+            ),
+            "updateUsersPermissionsUser": GraphQLField(
+                user_response,
+                args={"id": required_id, "data": GraphQLArgument(user_input)},
+                resolve=self.update_user,
+            ),
+            "deleteUsersPermissionsUser": GraphQLField(
+                user_response, args={"id": required_id}, resolve=self.delete_user
+            ),
+            "login": GraphQLField(
+                GraphQLNonNull(_LOGIN_PAYLOAD),
+                args={"input": GraphQLArgument(GraphQLNonNull(_LOGIN_INPUT))},
+                resolve=self.login,
+            ),
+            "register": GraphQLField(
+                GraphQLNonNull(_LOGIN_PAYLOAD),
+                args={"input": GraphQLArgument(GraphQLNonNull(_REGISTER_INPUT))},
+                resolve=self.register,
+            ),
+            "forgotPassword": GraphQLField(
+                _PASSWORD_PAYLOAD,
+                args={"email": GraphQLArgument(string)},
+                resolve=self.not_available,
+            ),
+            "resetPassword": GraphQLField(
+                _LOGIN_PAYLOAD,
+                args={
+                    "password": GraphQLArgument(string),
+                    "passwordConfirmation": GraphQLArgument(string),
+                    "code": GraphQLArgument(string),
+                },
+                resolve=self.not_available,
+            ),
+            "changePassword": GraphQLField(
+                _LOGIN_PAYLOAD,
+                args={
+                    "currentPassword": GraphQLArgument(string),
+                    "password": GraphQLArgument(string),
+                    "passwordConfirmation": GraphQLArgument(string),
+                },
+                resolve=self.change_password,
+            ),
+            "emailConfirmation": GraphQLField(
+                _LOGIN_PAYLOAD,
+                args={"confirmation": GraphQLArgument(string)},
+                resolve=self.not_available,
+            ),
+        }
+
+    async def _limit(self, info: GraphQLResolveInfo, route: str, targets: list[str]) -> None:
+        if self.limiter is not None:
+            await self.limiter.hit(route, _client(info), targets)
+
+    async def login(self, _parent: Any, info: GraphQLResolveInfo, input: dict) -> Any:
+        ctx: GraphQLContext = info.context
+        await self._limit(info, "auth.local", [str(input.get("identifier", ""))])
+        if input.get("provider", "local") != "local":
+            raise ValidationError("Only the local provider is available")
+        jwt, user = await UsersService(ctx.runtime).login(input)
+        return await self._payload(ctx, jwt, int(user["id"]))
+
+    async def register(self, _parent: Any, info: GraphQLResolveInfo, input: dict) -> Any:
+        ctx: GraphQLContext = info.context
+        targets = [str(input[key]) for key in ("email", "username") if input.get(key)]
+        await self._limit(info, "auth.register", targets)
+        jwt, user = await UsersService(ctx.runtime).register(input)
+        return await self._payload(ctx, jwt, int(user["id"]))
+
+    async def change_password(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(f"{PLUGIN}.auth.changePassword")
+        if ctx.actor.user_id is None:
+            raise ForbiddenError("Forbidden access")
+        await self._limit(info, "auth.change-password", [str(ctx.actor.user_id)])
+        jwt, _ = await UsersService(ctx.runtime).change_password(ctx.actor.user_id, args)
+        return await self._payload(ctx, jwt, ctx.actor.user_id)
+
+    async def _payload(self, ctx: GraphQLContext, jwt: str, user_id: int) -> dict[str, Any]:
+        query = ReadQuery(populate={"role": RelationPopulate()})
+        user = await UsersService(ctx.runtime).user(user_id, query)
+        assert user is not None
+        return {"jwt": jwt, "user": _me_value(user)}
+
+    async def not_available(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        raise ApplicationError(
+            f"{info.field_name} is not available: contentapi has no e-mail provider yet"
+        )
+
+    # ------------------------------------------------------------ user and role CRUD
+
+    async def create_user(self, _parent: Any, info: GraphQLResolveInfo, data: dict) -> Any:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(f"{PLUGIN}.user.create")
+        selection = self.users_crud._selection(info, "response")
+        query = ReadQuery(fields=tuple(selection.fields), populate=selection.populate)
+        entry = await UsersService(ctx.runtime).create(input_data(data), query)
+        return self.users_crud._respond(info, selection, entry)
+
+    async def update_user(self, _parent: Any, info: GraphQLResolveInfo, id: str, data: dict) -> Any:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(f"{PLUGIN}.user.update")
+        selection = self.users_crud._selection(info, "response")
+        query = ReadQuery(fields=tuple(selection.fields), populate=selection.populate)
+        wanted = entry_id(id)
+        if wanted is None:
+            raise NotFoundError("User not found")
+        entry = await UsersService(ctx.runtime).update(wanted, input_data(data), query)
+        return self.users_crud._respond(info, selection, entry)
+
+    async def delete_user(self, _parent: Any, info: GraphQLResolveInfo, id: str) -> Any:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(f"{PLUGIN}.user.destroy")
+        selection = self.users_crud._selection(info, "response")
+        query = ReadQuery(fields=tuple(selection.fields), populate=selection.populate)
+        wanted = entry_id(id)
+        if wanted is None:
+            raise NotFoundError("User not found")
+        entry = await ctx.runtime.entries.delete(USER_UID, wanted, query)
+        return self.users_crud._respond(info, selection, entry)
+
+    @staticmethod
+    def _role_body(data: dict[str, Any]) -> dict[str, Any]:
+        if data.get("permissions") or data.get("users"):
+            raise ValidationError(
+                "permissions and users of a role are set through "
+                "PUT /api/users-permissions/roles/:id (the permissions tree)"
+            )
+        return {k: v for k, v in data.items() if k in ("name", "description", "type")}
+
+    async def create_role(self, _parent: Any, info: GraphQLResolveInfo, data: dict) -> Any:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(f"{ROLE_UID}.createRole")
+        await RolesService(ctx.runtime).create(self._role_body(data))
+        return {"ok": True}
+
+    async def update_role(self, _parent: Any, info: GraphQLResolveInfo, id: str, data: dict) -> Any:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(f"{ROLE_UID}.updateRole")
+        wanted = entry_id(id)
+        if wanted is None:
+            raise NotFoundError("Role not found")
+        await RolesService(ctx.runtime).update(wanted, self._role_body(data))
+        return {"ok": True}
+
+    async def delete_role(self, _parent: Any, info: GraphQLResolveInfo, id: str) -> Any:
+        ctx: GraphQLContext = info.context
+        ctx.authorize(f"{ROLE_UID}.deleteRole")
+        wanted = entry_id(id)
+        if wanted is None:
+            raise NotFoundError("Role not found")
+        await RolesService(ctx.runtime).delete(wanted)
+        return {"ok": True}
