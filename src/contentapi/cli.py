@@ -105,6 +105,20 @@ def migrate() -> None:
     asyncio.run(run())
 
 
+@app.command("graphql-schema")
+def graphql_schema() -> None:
+    """Print the generated GraphQL schema (SDL) for the models, then exit."""
+    from graphql import print_schema
+
+    from contentapi.graphql import graphql_schema as build
+    from contentapi.runtime import Runtime
+
+    settings = _settings()
+    if _check_models(settings):
+        raise typer.Exit(1)
+    print(print_schema(build(Runtime.build(settings))))
+
+
 @tokens_app.command("create")
 def tokens_create(
     name: Annotated[str, typer.Option(help="A name for the token")],

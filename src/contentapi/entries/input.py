@@ -453,8 +453,13 @@ def parse_entry_input(
     was_draft: bool = False,
     now: datetime | None = None,
     copied: frozenset[str] = frozenset(),
+    publish: bool = True,
 ) -> EntryWrite:
     """Validate ``data`` for a create (``creating``: defaults, required) or a partial update.
+
+    ``publish`` false (GraphQL's ``createX``): a create without ``publishedAt`` is validated as
+    a published entry but stored as a draft — exactly what Strapi 4.25's GraphQL plugin does
+    (``createArticle(data: {title: "ab"})`` fails ``minLength``, yet the entry is a draft).
 
     ``was_draft`` is the entry's state before an update. Strapi enforces ``required`` only on
     entries that are not drafts: a draft is a create with ``publishedAt: null``, or an update
@@ -480,7 +485,7 @@ def parse_entry_input(
                 except ValueError as problem:
                     parser.error(("publishedAt",), str(problem))
         elif creating:
-            write.columns["published_at"] = moment
+            write.columns["published_at"] = moment if publish else None
     if content_type.localized and creating:
         # The locale is chosen at creation only; on update Strapi ignores it.
         locale = data.get("locale") or locales[0]

@@ -183,10 +183,13 @@ class EntryService:
 
     # ---------------------------------------------------------------- writes
 
-    async def create(self, uid: str, data: Any, query: ReadQuery | None = None) -> Entry:
-        """Create an entry; answered with ``query``'s fields and populate."""
+    async def create(
+        self, uid: str, data: Any, query: ReadQuery | None = None, *, publish: bool = True
+    ) -> Entry:
+        """Create an entry; answered with ``query``'s fields and populate. ``publish`` false
+        leaves an entry without ``publishedAt`` a draft (GraphQL's ``createX``)."""
         content_type = self.content_type(uid)
-        write = self._parse(content_type, data, creating=True)
+        write = self._parse(content_type, data, creating=True, publish=publish)
         await _hash_passwords(write)
         async with self._writing() as conn:
             entry_id = await self.writer.insert_row(conn, content_type, write)
@@ -322,7 +325,13 @@ class EntryService:
     # --------------------------------------------------------------- helpers
 
     def _parse(
-        self, content_type: ContentType, data: Any, *, creating: bool, was_draft: bool = False
+        self,
+        content_type: ContentType,
+        data: Any,
+        *,
+        creating: bool,
+        was_draft: bool = False,
+        publish: bool = True,
     ) -> EntryWrite:
         return parse_entry_input(
             content_type,
@@ -331,6 +340,7 @@ class EntryService:
             creating=creating,
             locales=self.locales,
             was_draft=was_draft,
+            publish=publish,
         )
 
     def _writing(self) -> AbstractAsyncContextManager[AsyncConnection]:

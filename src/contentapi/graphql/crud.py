@@ -162,10 +162,9 @@ class ContentTypeResolvers:
         ctx.authorize(self._action("create"))
         selection = self._selection(info, "response")
         data = self._with_locale(input_data(args.get("data")), args.get("locale"))
-        if self.content_type.draft_and_publish:
-            data.setdefault("publishedAt", None)  # GraphQL creates drafts (unlike REST POST)
         query = self._entry_query(selection, publication_state="preview")
-        entry = await ctx.runtime.entries.create(self.uid, data, query)
+        # GraphQL creates drafts unless publishedAt is given (REST POST publishes).
+        entry = await ctx.runtime.entries.create(self.uid, data, query, publish=False)
         return self._respond(info, selection, entry)
 
     async def update(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:

@@ -117,7 +117,10 @@ class Engine:
         if prepared.document is None:
             return _failure(list(prepared.errors))
         if read_only and _is_mutation(prepared.document, operation_name):
-            return _failure([_bad_request("GET supports only query operation")], 405)
+            message = "GET supports only query operation"  # Apollo: 405, INTERNAL_SERVER_ERROR
+            return _failure(
+                [{"message": message, "extensions": {"code": "INTERNAL_SERVER_ERROR"}}], 405
+            )
         result = execute(
             self.schema,
             prepared.document,
@@ -132,8 +135,9 @@ class Engine:
 
     @staticmethod
     def _outcome(result: ExecutionResult, context: GraphQLContext) -> Outcome:
-        if result.data is None and result.errors:
+        if result.data is None and result.errors and not any(e.path for e in result.errors):
             # Before execution (variables, unknown operation): Apollo's BAD_USER_INPUT, 400.
+            # (Field errors carry a path; a null bubbling to the root is still a 200.)
             return _failure([format_error(e, "BAD_USER_INPUT") for e in result.errors])
         errors = [format_error(e) for e in result.errors or ()]
         errors.extend(context.shape_errors)

@@ -188,9 +188,7 @@ class Planner:
                 chosen = self.entity(ctx, model, entity_type, sub)
                 self._merge(result, chosen)
                 entity = chosen.shaper
-                out.append(
-                    (key, lambda page, errors, e=entity: [e(x, errors) for x in page.entries])
-                )
+                out.append((key, _entries_of_page(entity)))
             elif name == "meta":
                 result.counts = True
                 out.append((key, self._meta(ctx, parent, sub)))
@@ -213,8 +211,10 @@ class Planner:
                 fields.append((inner_key, inner[0].name.value))
 
             def pagination(page: Page, errors: ShapeErrors, fields: Any = tuple(fields)) -> Any:
-                values = page.window.meta(page.total or 0)
-                values["__typename"] = "Pagination"
+                values: dict[str, Any] = {
+                    **page.window.meta(page.total or 0),
+                    "__typename": "Pagination",
+                }
                 return {k: values[n] for k, n in fields}
 
             out.append((key, pagination))
@@ -250,10 +250,7 @@ class Planner:
             chosen = self.entity(ctx, model, entity_type, sub)
             self._merge(result, chosen)
             entity = chosen.shaper
-            if many:
-                out.append((key, lambda v, errors, e=entity: [e(x, errors) for x in v or ()]))
-            else:
-                out.append((key, lambda v, errors, e=entity: None if v is None else e(v, errors)))
+            out.append((key, _many(entity) if many else _one(entity)))
         result.shaper = object_shaper(out)
         return result
 
@@ -422,6 +419,27 @@ class Planner:
                 f"{name} is selected more than once with different arguments or fields"
             )
         into.populate[name] = node
+
+
+def _entries_of_page(entity: Shaper) -> Shaper:
+    def entries(page: Any, errors: ShapeErrors) -> list[Any]:
+        return [entity(entry, errors) for entry in page.entries]
+
+    return entries
+
+
+def _many(entity: Shaper) -> Shaper:
+    def many(values: Any, errors: ShapeErrors) -> list[Any]:
+        return [entity(value, errors) for value in values or ()]
+
+    return many
+
+
+def _one(entity: Shaper) -> Shaper:
+    def one(value: Any, errors: ShapeErrors) -> Any:
+        return None if value is None else entity(value, errors)
+
+    return one
 
 
 def _forbidden(entry: Any, errors: ShapeErrors) -> None:

@@ -136,11 +136,15 @@ def _identity(value: Any) -> Any:
     return value
 
 
+def _json_literal(node: ValueNode, variables: Any = None) -> Any:
+    return value_from_ast_untyped(node, variables)
+
+
 JSON = GraphQLScalarType(
     "JSON",
     serialize=_identity,
     parse_value=_identity,
-    parse_literal=lambda node, variables=None: value_from_ast_untyped(node, variables),
+    parse_literal=_json_literal,
     specified_by_url="http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf",
 )
 DATETIME = GraphQLScalarType(
@@ -198,13 +202,14 @@ def i18n_locale_code() -> GraphQLScalarType:
             raise ValidationError("Unknown locale supplied")
         return value
 
+    def parse_literal(node: ValueNode, variables: Any = None) -> str:
+        return parse(node.value if isinstance(node, StringValueNode) else None)
+
     return GraphQLScalarType(
         "I18NLocaleCode",
         serialize=_identity,
         parse_value=parse,
-        parse_literal=lambda node, variables=None: parse(
-            node.value if isinstance(node, StringValueNode) else None
-        ),
+        parse_literal=parse_literal,
     )
 
 

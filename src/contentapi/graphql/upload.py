@@ -113,14 +113,15 @@ class UploadFields:
         query = ReadQuery(fields=tuple(selection.fields), populate=selection.populate)
         return await self.service.find_one(file_id, query)
 
-    async def upload(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        ctx: GraphQLContext = info.context
+    # `info` is one of these mutations' arguments, so the resolve info takes another name.
+    async def upload(self, _parent: Any, resolve_info: GraphQLResolveInfo, **args: Any) -> Any:
+        ctx: GraphQLContext = resolve_info.context
         ctx.authorize(f"{_UPLOAD}.upload")
         incoming: IncomingFile = args["file"]
         if args.get("info"):
             incoming = IncomingFile(incoming.filename, incoming.source, args["info"])
         (created,) = await self.service.upload([incoming], self._attach(args))
-        return Precompleted(self._shaped(info, created))
+        return Precompleted(self._shaped(resolve_info, created))
 
     async def multiple_upload(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: GraphQLContext = info.context
@@ -132,15 +133,17 @@ class UploadFields:
         selection = self.files._selection(info, "response")
         return Precompleted([selection.shaper(entry, ctx.shape_errors) for entry in created])
 
-    async def update_file_info(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        ctx: GraphQLContext = info.context
+    async def update_file_info(
+        self, _parent: Any, resolve_info: GraphQLResolveInfo, **args: Any
+    ) -> Any:
+        ctx: GraphQLContext = resolve_info.context
         ctx.authorize(f"{_UPLOAD}.upload")
         wanted = entry_id(args["id"])
         if wanted is None:
             raise NotFoundError("File not found")
         values = {k: v for k, v in (args.get("info") or {}).items() if v is not None}
         await ctx.runtime.entries.update(FILE_UID, wanted, values)
-        return Precompleted(self._shaped(info, await self._reread(info, wanted)))
+        return Precompleted(self._shaped(resolve_info, await self._reread(resolve_info, wanted)))
 
     async def remove_file(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: GraphQLContext = info.context
