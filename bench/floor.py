@@ -34,7 +34,10 @@ async def capture_statements(
     ):
         async with StatementCounter.recording_with_parameters() as recorded:
             response = await client.request(
-                scenario.method, scenario.path, headers={"Authorization": f"Bearer {token}"}
+                scenario.method,
+                scenario.path,
+                content=scenario.body,
+                headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
             )
         response.raise_for_status()
     return [

@@ -146,9 +146,14 @@ async def main() -> None:
     parser.add_argument("--only", choices=("contentapi", "strapi", "both"), default="both")
     parser.add_argument("--against", type=Path, help="compare with a stored result (contentapi)")
     parser.add_argument("--no-floor", action="store_true")
+    parser.add_argument(
+        "--scenarios", help="comma-separated scenario keys to run (default: all), e.g. graphql"
+    )
     args = parser.parse_args()
     ensure_wrk()
     data = build_dataset(args.books)
+    wanted = {key.strip() for key in (args.scenarios or "").split(",") if key.strip()}
+    chosen = [s for s in scenarios(data) if not wanted or s.key in wanted]
     servers: list[Any] = []
     if args.only in ("contentapi", "both"):
         servers.append(ContentapiServer(workers=args.workers))
@@ -174,7 +179,7 @@ async def main() -> None:
             "scenarios": {},
             "floor": {},
         }
-        for scenario in scenarios(data):
+        for scenario in chosen:
             row: dict[str, Any] = {"title": scenario.title}
             for server in servers:  # alternating: each scenario on each server in turn
                 pid = server.process.pid if server.process else 0
@@ -185,8 +190,8 @@ async def main() -> None:
             results["scenarios"][scenario.key] = row
         contentapi = next((s for s in servers if s.name == "contentapi"), None)
         if contentapi is not None and not args.no_floor:
-            for scenario in scenarios(data):
-                if scenario.method != "GET":
+            for scenario in chosen:
+                if scenario.method != "GET" and not scenario.graphql:
                     continue
                 statements = await capture_statements(
                     contentapi.database_url, MODELS, contentapi.token, scenario

@@ -9,10 +9,14 @@ from bench.dataset import Dataset
 
 __all__ = ["GRAPHQL_QUERY", "Scenario", "scenarios"]
 
+#: The nested books query: three relations, a component and a dynamic zone (with fragments).
 GRAPHQL_QUERY = (
-    "{ books(pagination: {pageSize: 25}) { data { id attributes { title "
-    "author { data { attributes { name } } } tags { data { attributes { name } } } "
-    "publisher { data { attributes { name } } } } } } }"
+    "{ books(pagination: {pageSize: 25}) { data { id attributes { title pages price rating "
+    "author { data { id attributes { name } } } tags { data { id attributes { name } } } "
+    "publisher { data { id attributes { name } } } seo { metaTitle metaDescription } "
+    "blocks { __typename ... on ComponentBenchQuote { text by } "
+    "... on ComponentBenchRich { body } } } } "
+    "meta { pagination { total page pageSize pageCount } } } }"
 )
 
 
@@ -31,8 +35,19 @@ class Scenario:
         if not 200 <= status < 300:
             return f"status {status}"
         if self.graphql:
+            if payload.get("errors"):
+                return f"GraphQL errors: {payload['errors'][:1]}"
             books = (payload.get("data") or {}).get("books") or {}
-            return None if books.get("data") else "empty GraphQL data"
+            rows = books.get("data") or []
+            if len(rows) != 25:
+                return f"{len(rows)} books, expected 25"
+            first = rows[0]["attributes"]
+            if not (first["author"]["data"] and first["tags"]["data"] and first["blocks"]):
+                return "relations or dynamic zone missing in the GraphQL answer"
+            total = books.get("meta", {}).get("pagination", {}).get("total")
+            if self.expected_total is not None and total != self.expected_total:
+                return f"total {total}, expected {self.expected_total}"
+            return None
         data = payload.get("data") if isinstance(payload, dict) else None
         if not data:
             return "empty data"
@@ -87,6 +102,7 @@ def scenarios(data: Dataset) -> list[Scenario]:
             "POST",
             "/graphql",
             body=f'{{"query": "{GRAPHQL_QUERY}"}}',
+            expected_total=len(data.books),
             graphql=True,
         ),
         Scenario(

@@ -159,7 +159,7 @@ class I18nFields:
                 "not": GraphQLInputField(self.filters),
             },
         )
-        locale = GraphQLObjectType(
+        self.locale = locale = GraphQLObjectType(
             "I18NLocale",
             {
                 "name": GraphQLField(GraphQLString),

@@ -50,13 +50,14 @@ from contentapi.query.ast import (
     DynamicZonePopulate,
     Filter,
     MediaPopulate,
+    MorphPopulate,
     Populate,
     PopulateNode,
     RelationPopulate,
     SortKey,
 )
 from contentapi.query.parse import QueryParser
-from contentapi.schema.model import Model
+from contentapi.schema.model import ContentType, Model
 from contentapi.schema.registry import Registry
 
 __all__ = ["Page", "PlanContext", "Planner", "Selection", "Window", "forbidden_error"]
@@ -368,7 +369,37 @@ class Planner:
             return node, nullable(
                 _sliced_items(name, self.window(arguments.get("pagination")), item)
             )
+        if kind == "morph":
+            return self._morph(ctx, name, inner, nodes)
         return self._zone(ctx, model, name, inner, nodes)
+
+    def _morph(
+        self, ctx: PlanContext, name: str, union: Any, nodes: list[FieldNode]
+    ) -> tuple[PopulateNode, Shaper]:
+        """``UploadFile.related``: the entries and components a file is attached to, each shaped
+        as its own ``GenericMorph`` member. Entries of types the caller may not ``find`` are
+        left out (as REST populate leaves them out)."""
+        assert isinstance(union, GraphQLUnionType)
+        on: dict[str, ComponentPopulate] = {}
+        shapers: dict[str, Shaper] = {}
+        for member in union.types:
+            role = role_of(member)
+            if role is None or role.model is None:
+                continue  # I18NLocale: locales are configuration, never attached to a file
+            related = role.model
+            if isinstance(related, ContentType) and not ctx.may_find(related.uid):
+                continue
+            chosen = self.attributes(ctx, related, member, nodes)
+            on[related.uid] = ComponentPopulate(tuple(chosen.fields), chosen.populate)
+            shapers[related.uid] = chosen.shaper
+
+        def morph(entry: Any, errors: ShapeErrors) -> Any:
+            items = entry.get(name)
+            if items is None:
+                return None
+            return [shapers[item["__type"]](item, errors) for item in items]
+
+        return MorphPopulate(on=on), nullable(morph)
 
     def _zone(
         self, ctx: PlanContext, model: Model, name: str, union: Any, nodes: list[FieldNode]

@@ -31,7 +31,7 @@ RoleKind = Literal[
 ]
 
 FieldKind = Literal[
-    "scalar", "relation", "media", "component", "dynamiczone", "localizations", "id"
+    "scalar", "relation", "media", "component", "dynamiczone", "localizations", "id", "morph"
 ]
 
 

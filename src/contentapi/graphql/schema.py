@@ -28,7 +28,7 @@ from contentapi.graphql.scalars import i18n_locale_code
 from contentapi.graphql.types import OutputTypes
 from contentapi.graphql.upload import UPLOAD_ACTIONS, UploadFields
 from contentapi.graphql.users import UsersPermissionsFields
-from contentapi.schema.builtin import FILE_UID, ROLE_UID, USER_UID
+from contentapi.schema.builtin import FILE_UID, FOLDER_UID, ROLE_UID, USER_UID
 from contentapi.schema.model import ContentType
 from contentapi.schema.registry import Registry
 from contentapi.upload.service import UploadService
@@ -59,6 +59,7 @@ class _Builder:
         self.users = UsersPermissionsFields(registry, self.types, limiter)
         self.upload = UploadFields(registry, self.types, upload)
         self.i18n = I18nFields(self.inputs, options.locales, options.amount_limit)
+        self.types.morph_extras.append(self.i18n.locale)
 
     def _api_types(self) -> list[ContentType]:
         return [ct for uid, ct in self.registry.content_types.items() if uid.startswith("api::")]
@@ -102,7 +103,7 @@ class _Builder:
     def query(self) -> GraphQLObjectType:
         fields: dict[str, GraphQLField] = {}
         if self.options.shadow_crud:
-            for uid in (FILE_UID, ROLE_UID, USER_UID):
+            for uid in (FILE_UID, FOLDER_UID, ROLE_UID, USER_UID):
                 fields.update(self._queries_of(self.registry.content_types[uid]))
             fields.update(self.i18n.queries())
             for content_type in self._api_types():
@@ -161,7 +162,8 @@ class _Builder:
     def mutation(self) -> GraphQLObjectType:
         fields: dict[str, GraphQLField] = {}
         if self.options.shadow_crud:
-            fields.update(self._mutations_of(self.registry.content_types[FILE_UID]))
+            for uid in (FILE_UID, FOLDER_UID):
+                fields.update(self._mutations_of(self.registry.content_types[uid]))
             for content_type in self._api_types():
                 fields.update(self._mutations_of(content_type))
         fields.update(self.upload.mutations())

@@ -27,7 +27,7 @@ from contentapi.graphql.inputs import InputTypes, list_arguments, scalar_type
 from contentapi.graphql.roles import KEY, AttributeField, TypeRole
 from contentapi.graphql.scalars import DATETIME
 from contentapi.query.parse import LOCALIZATIONS
-from contentapi.schema.builtin import FILE_UID
+from contentapi.schema.builtin import FILE_UID, FOLDER_UID, PERMISSION_UID, ROLE_UID, USER_UID
 from contentapi.schema.model import (
     ComponentAttribute,
     ContentType,
@@ -69,6 +69,8 @@ class OutputTypes:
         self.inputs = inputs
         self._objects: dict[str, GraphQLObjectType] = {}
         self._unions: dict[str, GraphQLUnionType] = {}
+        #: types of other plugins that belong to ``GenericMorph`` (i18n's ``I18NLocale``)
+        self.morph_extras: list[GraphQLObjectType] = []
 
     def _object(self, name: str, role: TypeRole, fields: object) -> GraphQLObjectType:
         found = self._objects.get(name)
@@ -137,6 +139,31 @@ class OutputTypes:
             self._unions[name] = found
         return found
 
+    def generic_morph(self) -> GraphQLUnionType:
+        """``GenericMorph``: every component and model type, in the order Strapi registers
+        them (components as it loads them — the reverse of their path order for the example
+        models — then upload, users-permissions, i18n, then the API types)."""
+        found = self._unions.get("GenericMorph")
+        if found is None:
+
+            def members() -> list[GraphQLObjectType]:
+                registry = self.registry
+                components = [
+                    self.model_type(c) for c in reversed(list(registry.components.values()))
+                ]
+                plugins = [FILE_UID, FOLDER_UID, PERMISSION_UID, ROLE_UID, USER_UID]
+                builtin = [self.model_type(registry.content_types[uid]) for uid in plugins]
+                api = [
+                    self.model_type(content_type)
+                    for uid, content_type in registry.content_types.items()
+                    if not content_type.is_builtin
+                ]
+                return [*components, *builtin, *self.morph_extras, *api]
+
+            found = GraphQLUnionType("GenericMorph", members, extensions={KEY: TypeRole("zone")})
+            self._unions["GenericMorph"] = found
+        return found
+
     # ------------------------------------------------------------ attribute fields
 
     def _fields(self, model: Model) -> dict[str, GraphQLField]:
@@ -152,6 +179,12 @@ class OutputTypes:
             if attribute.required:
                 field.type = GraphQLNonNull(field.type)
             fields[attribute.name] = field
+            if model.uid == FILE_UID and attribute.name == "provider_metadata":
+                # the upload file's polymorphic `related` (morphToMany) follows it
+                fields["related"] = GraphQLField(
+                    GraphQLList(self.generic_morph()),
+                    extensions={KEY: AttributeField("morph", "related", "", "", True)},
+                )
         if isinstance(model, ContentType):
             system = ["createdAt", "updatedAt"] + (
                 ["publishedAt"] if model.draft_and_publish else []

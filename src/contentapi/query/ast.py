@@ -17,6 +17,7 @@ __all__ = [
     "DynamicZonePopulate",
     "Filter",
     "MediaPopulate",
+    "MorphPopulate",
     "Not",
     "OffsetPagination",
     "Or",
@@ -163,7 +164,20 @@ class DynamicZonePopulate:
     on: dict[str, ComponentPopulate] | None = None
 
 
-PopulateNode = RelationPopulate | MediaPopulate | ComponentPopulate | DynamicZonePopulate
+@dataclass(frozen=True, slots=True)
+class MorphPopulate:
+    """The entries and components a file is attached to (the upload file's ``related``).
+
+    ``on`` says what to read of each related model (by uid); related entries of other models
+    are listed with their id only. Each loaded item carries its model's uid under ``__type``.
+    """
+
+    on: dict[str, ComponentPopulate] = field(default_factory=dict)
+
+
+PopulateNode = (
+    RelationPopulate | MediaPopulate | ComponentPopulate | DynamicZonePopulate | MorphPopulate
+)
 Populate = dict[str, PopulateNode]
 
 

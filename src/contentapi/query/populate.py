@@ -23,6 +23,7 @@ from contentapi.query.ast import (
     ComponentPopulate,
     DynamicZonePopulate,
     MediaPopulate,
+    MorphPopulate,
     Populate,
     RelationPopulate,
 )
@@ -98,6 +99,8 @@ class Populator:
         for name, node in populate.items():
             if isinstance(node, RelationPopulate):
                 await self._relation(conn, model, name, node, entries, ids, publication_state)
+            elif isinstance(node, MorphPopulate):
+                await self._morph(conn, name, node, entries, ids, publication_state)
             elif isinstance(node, MediaPopulate):
                 media[name] = node
             else:
@@ -226,6 +229,62 @@ class Populator:
                 assert isinstance(attribute, MediaAttribute)
                 found = grouped.get((int(entry["id"]), name), [])
                 entry[name] = found if attribute.multiple else (found[0] if found else None)
+
+    # ------------------------------------------------------------ morphs
+
+    async def _morph(
+        self,
+        conn: AsyncConnection,
+        name: str,
+        node: MorphPopulate,
+        files: Sequence[Entry],
+        ids: list[int],
+        publication_state: str,
+    ) -> None:
+        """What each file is attached to: one statement for the attachments, then one per
+        related model (entries of draft & publish types in the publication state asked)."""
+        morphs = self.tables.file_morphs
+        assert morphs is not None
+        links = (
+            await conn.execute(
+                select(morphs.c.file_id, morphs.c.related_type, morphs.c.related_id)
+                .where(morphs.c.file_id.in_(ids), morphs.c.related_type.in_(list(node.on)))
+                .order_by(morphs.c.file_id, morphs.c.id)
+            )
+        ).all()
+        wanted: dict[str, set[int]] = defaultdict(set)
+        for link in links:
+            wanted[link.related_type].add(int(link.related_id))
+        loaded: dict[tuple[str, int], Entry] = {}
+        for uid, related_ids in wanted.items():
+            model: Model | None = self.registry.content_types.get(uid) or (
+                self.registry.components.get(uid)
+            )
+            if model is None:
+                continue  # an attachment to a model that no longer exists
+            spec = node.on[uid]
+            table = self.tables.entity(uid)
+            columns = select_columns(model, spec.fields)
+            statement = select(*(table.c[c] for c, _ in columns)).where(
+                table.c.id.in_(sorted(related_ids))
+            )
+            if isinstance(model, ContentType):
+                statement = statement.where(
+                    self.compiler.visible(model, table, publication_state, "all", None)
+                )
+            items = []
+            for row in (await conn.execute(statement.order_by(table.c.id))).mappings():
+                item = {"__type": uid, **_to_entry(row, columns)}
+                loaded[(uid, int(item["id"]))] = item
+                items.append(item)
+            await self.run(conn, model, items, spec.populate, publication_state)
+        by_file: dict[int, list[Entry]] = defaultdict(list)
+        for link in links:
+            found = loaded.get((link.related_type, int(link.related_id)))
+            if found is not None:
+                by_file[int(link.file_id)].append(found)
+        for entry in files:
+            entry[name] = by_file.get(int(entry["id"]), [])
 
     # ------------------------------------------------------------ components
 

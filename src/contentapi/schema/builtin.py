@@ -1,4 +1,5 @@
-"""The plugins' own models: the upload plugin's file; users-permissions' user, role, permission.
+"""The plugins' own models: the upload plugin's file and folder; users-permissions' user, role,
+permission.
 
 They are content types like any other — so users can be related to, populated and filtered
 with the same machinery, and their tables are Strapi's (``up_users``, ``up_roles``,
@@ -17,6 +18,7 @@ from contentapi.schema.validate import parse_content_type
 __all__ = [
     "BUILTIN_DOCUMENTS",
     "FILE_UID",
+    "FOLDER_UID",
     "PERMISSION_UID",
     "ROLE_UID",
     "USER_UID",
@@ -24,6 +26,7 @@ __all__ = [
 ]
 
 FILE_UID = "plugin::upload.file"
+FOLDER_UID = "plugin::upload.folder"
 USER_UID = "plugin::users-permissions.user"
 ROLE_UID = "plugin::users-permissions.role"
 PERMISSION_UID = "plugin::users-permissions.permission"
@@ -59,7 +62,43 @@ BUILTIN_DOCUMENTS: dict[str, dict[str, Any]] = {
             "previewUrl": {"type": "string"},
             "provider": {"type": "string", "required": True},
             "provider_metadata": {"type": "json"},
+            "folder": {
+                "type": "relation",
+                "relation": "manyToOne",
+                "target": FOLDER_UID,
+                "inversedBy": "files",
+                "private": True,
+            },
             "folderPath": {"type": "string", "private": True},
+        },
+    ),
+    # The upload plugin's folders (Strapi's media library tree): files hang in one folder.
+    FOLDER_UID: _model(
+        "upload_folders",
+        "folder",
+        "folders",
+        {
+            "name": {"type": "string", "minLength": 1, "required": True},
+            "pathId": {"type": "integer", "unique": True, "required": True},
+            "parent": {
+                "type": "relation",
+                "relation": "manyToOne",
+                "target": FOLDER_UID,
+                "inversedBy": "children",
+            },
+            "children": {
+                "type": "relation",
+                "relation": "oneToMany",
+                "target": FOLDER_UID,
+                "mappedBy": "parent",
+            },
+            "files": {
+                "type": "relation",
+                "relation": "oneToMany",
+                "target": FILE_UID,
+                "mappedBy": "folder",
+            },
+            "path": {"type": "string", "minLength": 1, "required": True},
         },
     ),
     USER_UID: _model(
