@@ -29,7 +29,13 @@ from bench.floor import capture_statements, replay
 from bench.load import ensure_wrk, run_wrk
 from bench.scenarios import Scenario, scenarios
 from bench.seed import seed
-from bench.servers import MODELS, ContentapiServer, Sampler, StrapiServer
+from bench.servers import (
+    MODELS,
+    ContentapiServer,
+    Sampler,
+    StrapiServer,
+    analyze_database,
+)
 
 console = Console(width=170)
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -168,6 +174,7 @@ async def main() -> None:
             console.print(f"starting {server.name} …")
             await server.start()
             await seed(server.base_url, server.token, data, server.name)
+            await analyze_database(server.database)
         results: dict[str, Any] = {
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
             "machine": f"{platform.node()} {psutil.cpu_count()} cores, "

@@ -17,7 +17,13 @@ import asyncpg
 import httpx
 import psutil
 
-__all__ = ["ContentapiServer", "Sampler", "StrapiServer", "recreate_database"]
+__all__ = [
+    "ContentapiServer",
+    "Sampler",
+    "StrapiServer",
+    "analyze_database",
+    "recreate_database",
+]
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "bench" / "models"
@@ -33,6 +39,16 @@ async def recreate_database(name: str) -> str:
     finally:
         await conn.close()
     return PG_ADMIN.rsplit("/", 1)[0] + f"/{name}"
+
+
+async def analyze_database(name: str) -> None:
+    """``ANALYZE`` after seeding: the planner's statistics as autovacuum would leave them in a
+    running system (right after a bulk load they are empty and plans are wrong for both)."""
+    conn = await asyncpg.connect(PG_ADMIN.rsplit("/", 1)[0] + f"/{name}")
+    try:
+        await conn.execute("ANALYZE")
+    finally:
+        await conn.close()
 
 
 async def _wait(url: str, process: subprocess.Popen | None, seconds: float = 240) -> None:
@@ -57,6 +73,7 @@ class ContentapiServer:
     name: str = "contentapi"
     process: subprocess.Popen | None = None
     database_url: str = ""
+    database: str = "contentapi_bench"
 
     @property
     def base_url(self) -> str:
@@ -102,6 +119,7 @@ class StrapiServer:
     name: str = "strapi"
     token: str = ""
     pid: int | None = None
+    database: str = "strapi_bench"
 
     @property
     def base_url(self) -> str:

@@ -54,14 +54,27 @@ class RelationCount:
     count: int
 
 
+#: (id(model), fields) → (model, pairs): the pairs are asked for once per row of a component
+#: or related list, so they are computed once per model and field set. The model is kept and
+#: compared, so a recycled ``id()`` of another registry's model never matches.
+_COLUMNS: dict[tuple[int, tuple[str, ...] | None], tuple[Model, list[tuple[str, str]]]] = {}
+
+
 def select_columns(model: Model, fields: Sequence[str] | None) -> list[tuple[str, str]]:
     """``(column, attribute name)`` pairs to read: ``id`` and the requested readable names."""
+    key = (id(model), None if fields is None else tuple(fields))
+    found = _COLUMNS.get(key)
+    if found is not None and found[0] is model:
+        return found[1]
     names = readable_names(model) if fields is None else [n for n in fields if n != "id"]
     pairs = [("id", "id")]
     for name in names:
         field = scalar_field(model, name)
         assert field is not None
         pairs.append((field.column, name))
+    if len(_COLUMNS) > 4096:
+        _COLUMNS.clear()
+    _COLUMNS[key] = (model, pairs)
     return pairs
 
 
