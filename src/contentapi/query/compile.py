@@ -86,7 +86,7 @@ class Compiler:
         if content_type.draft_and_publish and publication_state == "live":
             conditions.append(table.c.published_at.is_not(None))
         if content_type.localized and locale != "all" and default_locale is not None:
-            conditions.append(table.c.locale == (locale or default_locale))
+            conditions.append(table.c.locale == (default_locale if locale is None else locale))
         return and_(true(), *conditions)
 
     # ------------------------------------------------------------ filters

@@ -3,7 +3,7 @@
 Every rejection of a REST query happens here, as a ``ValidationError``: unknown, private or
 password attributes in ``filters``/``sort``/``fields``, unknown operators, relations in
 ``fields``, invalid ``populate`` keys, filters on media or dynamic zones, mixed pagination
-styles, non-integer pagination values, an invalid ``publicationState`` or ``locale``. Out of
+styles, non-integer pagination values, an invalid ``publicationState``. Out of
 range pagination values are clamped as Strapi does (CONTRACT §8).
 """
 
@@ -154,11 +154,19 @@ class QueryParser:
 
     def read_query(self, content_type: ContentType, params: Mapping[str, Any]) -> ReadQuery:
         """``GET /api/P`` parameters → ``ReadQuery``."""
+        locale = self.locale(content_type, params.get("locale"))
+        filters = self.filters(content_type, params["filters"]) if "filters" in params else None
+        if "locale" in params and content_type.localized and not isinstance(locale, str):
+            # Strapi's i18n adds `{locale: <value>}` to the filters: `locale[0]=en&locale[1]=fr`
+            # is `$in`, a bare `locale` (null) matches no entry.
+            by_locale = self._attribute_filter(content_type, "locale", params["locale"], "locale")
+            locale = "all"
+            filters = by_locale if filters is None else And((by_locale, filters))
         return ReadQuery(
             pagination=self.pagination(params.get("pagination")),
             publication_state=self.publication_state(params.get("publicationState")),
-            locale=self.locale(content_type, params.get("locale")),
-            filters=self.filters(content_type, params["filters"]) if "filters" in params else None,
+            locale=locale,
+            filters=filters,
             sort=self.sort(content_type, params["sort"]) if "sort" in params else (),
             fields=self.fields(content_type, params["fields"]) if "fields" in params else None,
             populate=self.populate(content_type, params["populate"])
@@ -188,11 +196,15 @@ class QueryParser:
         raise ValidationError("Invalid publicationState. Expected one of 'preview','live'")
 
     def locale(self, content_type: ContentType, value: Any) -> str | None:
-        if value is None or not content_type.localized:
+        """The ``locale`` parameter: ``all``, or a value the entries' locale must equal.
+
+        As in Strapi, an unconfigured locale is not an error: it is only a filter value, so
+        ``locale=de`` answers an empty list (CONTRACT §8, "kept"). Non-text values (arrays,
+        null) are applied as a filter by ``read_query``; here they leave the default locale.
+        """
+        if not isinstance(value, str) or not content_type.localized:
             return None
-        if value == "all" or value in self.limits.locales:
-            return str(value)
-        raise ValidationError("This locale doesn't exist")
+        return value
 
     def pagination(self, value: Any) -> Pagination:
         """Strapi's pagination rules: page/pageSize or start/limit, never both; clamped."""

@@ -71,7 +71,6 @@ INVALID = [
     ),
     ("publicationState=bogus", "Invalid publicationState. Expected one of 'preview','live'"),
     ("publicationState=LIVE", None),
-    ("locale=xx", "This locale doesn't exist"),
 ]
 
 
