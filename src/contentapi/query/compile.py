@@ -161,9 +161,7 @@ class Compiler:
             if key.path:
                 expression: Any = self._related_value(model, table, key)
             else:
-                expression = table.c[key.column]
-            if key.kind in STRING_KINDS and self.dialect == "postgresql":
-                expression = expression.collate("C")
+                expression = self._sortable(table.c[key.column], key.kind)
             terms.append(
                 expression.desc().nulls_first() if key.descending else expression.asc().nulls_last()
             )
@@ -209,6 +207,18 @@ class Compiler:
         from_clause: Any = joins[0][0]
         for joined, on in joins[1:]:
             from_clause = from_clause.join(joined, on)
-        column = target_table.c[key.column]
-        aggregate = func.max(column) if key.descending else func.min(column)
+        column = self._sortable(target_table.c[key.column], key.kind)
+        if key.kind == "boolean" and self.dialect == "postgresql":
+            # PostgreSQL has no min/max(boolean): `bool_and` is the minimum (false < true) and
+            # `bool_or` the maximum (`sort=featured.featured` on categories).
+            aggregate = func.bool_or(column) if key.descending else func.bool_and(column)
+        else:
+            aggregate = func.max(column) if key.descending else func.min(column)
         return select(aggregate).select_from(from_clause).where(anchor).scalar_subquery()
+
+    def _sortable(self, column: Any, kind: str) -> Any:
+        """Strings compare byte-wise on PostgreSQL as on SQLite (inside the aggregate, so the
+        minimum of related values is the byte-wise one too)."""
+        if kind in STRING_KINDS and self.dialect == "postgresql":
+            return column.collate("C")
+        return column

@@ -38,6 +38,56 @@ async def test_sort_orders_entries(ids, query, expected):
     assert await ids(query) == expected
 
 
+# Through a relation onto a boolean: false before true ascending, as the reference Strapi 4.25
+# answered `categories?sort=featured.featured` (false, true, then the one without: NULLS LAST)
+# and `:desc` (the one without first, then true, false).
+RELATION_BOOLEAN_SORTS = [
+    ("sort=articles.featured", [1, 2, 3]),  # Alice min false, Bob false, carol none
+    ("sort=articles.featured:desc", [3, 1, 2]),  # carol none first, Alice max true, Bob false
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"), RELATION_BOOLEAN_SORTS, ids=[c[0] for c in RELATION_BOOLEAN_SORTS]
+)
+async def test_sort_through_a_relation_onto_a_boolean(ids, query, expected):
+    assert await ids(query, "authors") == expected
+
+
+ARTICLE_SCALARS = [
+    "title",
+    "slug",
+    "summary",
+    "body",
+    "kind",
+    "readingTime",
+    "views",
+    "rating",
+    "price",
+    "featured",
+    "eventDate",
+    "eventTime",
+    "scheduledAt",
+    "reviewedAt",
+    "contactEmail",
+    "createdAt",
+    "publishedAt",
+    "locale",
+]
+
+
+@pytest.mark.parametrize("direction", ["asc", "desc"])
+@pytest.mark.parametrize("name", ARTICLE_SCALARS)
+async def test_every_attribute_type_sorts_through_relations(ids, name, direction):
+    assert sorted(await ids(f"sort=articles.{name}:{direction}", "authors")) == [1, 2, 3]
+    assert sorted(await ids(f"sort=featured.{name}:{direction}", "categories")) == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("query", ["sort=links.newTab", "sort=seo.keywords.label:desc"])
+async def test_sort_through_components(ids, query):
+    assert sorted(await ids(query)) == [1, 2, 3, 4, 6]
+
+
 async def test_to_many_sort_pages_never_repeat_an_entry(api):
     seen: list[int] = []
     for page in (1, 2, 3):
