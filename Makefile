@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test lint check clean bench
+.PHONY: serve test lint check clean bench diff
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ test: $(STAMP)
 # Hand-run benchmark: contentapi vs the reference Strapi (../shared/reference/strapi), ~15 min.
 bench: $(STAMP)
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
+
+# Hand-run differential test against the reference Strapi (../shared/reference/strapi), ~10 min.
+diff: $(STAMP)
+	$(BIN)/python -m diff.run $(DIFF_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests

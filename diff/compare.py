@@ -1,0 +1,251 @@
+"""Normalizing two answers to one query and naming how they differ.
+
+What must not count is normalized away: ids become natural keys, timestamps become `<ts>`,
+component and dynamic-zone item ids (different sequences on each server) are dropped, media
+hashes and URLs become `<file>`. Numbers keep the text each server wrote (`3` and `3.0` differ,
+as a JavaScript client sees them). A difference CONTRACT §8 makes on purpose is classified as
+expected, with the row it comes from; anything else is an unexplained mismatch.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from contentapi.schema.model import (
+    ComponentAttribute,
+    ContentType,
+    DynamicZoneAttribute,
+    MediaAttribute,
+    Model,
+    RelationAttribute,
+)
+from contentapi.schema.registry import Registry
+from diff.generate import KINDS, Query
+from diff.seed import Ids
+
+__all__ = ["Answer", "Verdict", "compare"]
+
+TIMESTAMPS = {"createdAt", "updatedAt", "publishedAt"}
+UNIQUE_SORTS = {"title", "name", "slug", "id", "headline", "createdAt"}
+
+
+@dataclass
+class Answer:
+    status: int
+    text: str
+
+
+@dataclass
+class Verdict:
+    same: bool
+    kind: str = ""  # the mismatch class
+    expected: str = ""  # the CONTRACT §8 row that explains it, if any
+    detail: str = ""
+
+
+def _load(text: str) -> Any:
+    try:
+        return json.loads(text, parse_float=lambda s: f"#{s}", parse_int=lambda s: f"#{s}")
+    except ValueError:
+        return {"<not json>": text[:200]}
+
+
+def _number(value: Any) -> int | None:
+    if isinstance(value, str) and value.startswith("#"):
+        try:
+            return int(value[1:])
+        except ValueError:
+            return None
+    return value if isinstance(value, int) else None
+
+
+class Normalizer:
+    def __init__(self, registry: Registry, ids: Ids) -> None:
+        self.registry = registry
+        self.ids = ids
+
+    def entry(self, model: ContentType, value: Any) -> Any:
+        if not isinstance(value, dict) or "id" not in value:
+            return value
+        kind = KINDS.get(model.uid, model.uid)
+        entry_id = _number(value["id"])
+        result = {"id": self.ids.key(kind, entry_id) if entry_id is not None else value["id"]}
+        if "attributes" in value:
+            result["attributes"] = self.attributes(model, value["attributes"])
+        return result
+
+    def attributes(self, model: Model, values: Any) -> Any:
+        if not isinstance(values, dict):
+            return values
+        out: dict[str, Any] = {}
+        for name, value in values.items():
+            attribute = model.attributes.get(name)
+            if name in TIMESTAMPS:
+                out[name] = None if value is None else "<ts>"
+            elif name == "localizations" and isinstance(model, ContentType):
+                out[name] = self.wrapper(model, value)
+            elif isinstance(attribute, RelationAttribute):
+                out[name] = self.wrapper(self.registry.content_types[attribute.target], value)
+            elif isinstance(attribute, MediaAttribute):
+                out[name] = "<file>" if value not in (None, {"data": None}) else value
+            elif isinstance(attribute, ComponentAttribute):
+                component = self.registry.components[attribute.component]
+                if isinstance(value, list):
+                    out[name] = [self.component(component, item) for item in value]
+                else:
+                    out[name] = self.component(component, value)
+            elif isinstance(attribute, DynamicZoneAttribute):
+                out[name] = [
+                    self.component(self.registry.components.get(item.get("__component")), item)
+                    if isinstance(item, dict)
+                    else item
+                    for item in value or []
+                ]
+            else:
+                out[name] = value
+        return out
+
+    def component(self, component: Model | None, value: Any) -> Any:
+        if not isinstance(value, dict) or component is None:
+            return value
+        return self.attributes(component, {k: v for k, v in value.items() if k != "id"})
+
+    def wrapper(self, target: ContentType, value: Any) -> Any:
+        if not isinstance(value, dict) or "data" not in value:
+            return value
+        data = value["data"]
+        if isinstance(data, list):
+            return {"data": [self.entry(target, item) for item in data]}
+        if isinstance(data, dict) and "attributes" in data and set(data) == {"attributes"}:
+            return value  # `count`
+        return {"data": self.entry(target, data) if data is not None else None}
+
+    def body(self, query: Query, body: Any) -> Any:
+        if not isinstance(body, dict):
+            return body
+        uid = next(u for u, k in KINDS.items() if k == query.kind)
+        model = self.registry.content_types[uid]
+        if "error" in body and body.get("data") is None:
+            error = body["error"] or {}
+            return {"error": {"name": error.get("name"), "message": error.get("message")}}
+        data = body.get("data")
+        if isinstance(data, list):
+            data = [self.entry(model, item) for item in data]
+        elif isinstance(data, dict):
+            data = self.entry(model, data)
+        return {"data": data, "meta": body.get("meta")}
+
+
+def _first_difference(a: Any, b: Any, path: str = "") -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            if key not in a or key not in b:
+                return f"{path}.{key} only on {'contentapi' if key in a else 'strapi'}"
+            found = _first_difference(a[key], b[key], f"{path}.{key}")
+            if found:
+                return found
+        return ""
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+
+            def keys(items: list[Any]) -> list[Any]:
+                return [i.get("id") if isinstance(i, dict) else i for i in items][:10]
+
+            return f"{path} length {len(a)} vs {len(b)}: {keys(a)} vs {keys(b)}"
+        for index, (x, y) in enumerate(zip(a, b, strict=True)):
+            found = _first_difference(x, y, f"{path}[{index}]")
+            if found:
+                return found
+        return ""
+    return "" if a == b else f"{path}: {json.dumps(a)[:80]} vs {json.dumps(b)[:80]}"
+
+
+def _class_of_path(detail: str) -> str:
+    """`.data[3].attributes.views: …` → `value data.attributes.views`."""
+    head = detail.split(":")[0].split(" ")[0]
+    parts = [p.split("[")[0] for p in head.strip(".").split(".")]
+    return ".".join(p for p in parts if p)
+
+
+def _is_draft(entry: Any) -> bool:
+    return isinstance(entry, dict) and (entry.get("attributes") or {}).get("publishedAt", 1) is None
+
+
+def _drafts_removed(ours: Any, theirs: Any) -> bool:
+    """Whether ``ours`` equals ``theirs`` once drafts inside populated relations are dropped."""
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            if isinstance(value.get("data"), list):
+                return {**value, "data": [strip(v) for v in value["data"] if not _is_draft(v)]}
+            if _is_draft(value.get("data")):
+                return {**value, "data": None}
+            return {k: strip(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return strip(ours) == strip(theirs)
+
+
+def _sort_is_total(query: Query) -> bool:
+    sort = query.params.get("sort")
+    if sort is None:
+        return False
+    text = json.dumps(sort)
+    return any(
+        f'"{name}' in text or f",{name}" in text or f"{name}:" in text for name in UNIQUE_SORTS
+    )
+
+
+def compare(
+    query: Query, ours: Answer, theirs: Answer, ours_n: Normalizer, theirs_n: Normalizer
+) -> Verdict:
+    a = ours_n.body(query, _load(ours.text))
+    b = theirs_n.body(query, _load(theirs.text))
+    if ours.status != theirs.status:
+        kind = f"status {ours.status} vs strapi {theirs.status}"
+        if theirs.status == 500 and ours.status == 400:
+            return Verdict(False, kind, "§8: Strapi answers 500 to bad input; we answer 400")
+        draft = isinstance(b, dict) and _is_draft(b.get("data") or {})
+        if query.single and ours.status == 404 and theirs.status == 200 and draft:
+            live = query.params.get("publicationState", "live") == "live"
+            if live:
+                return Verdict(False, kind, "§8: GET /api/P/:id of a draft is 404 in live")
+        return Verdict(
+            False, kind, "", f"ours {json.dumps(a)[:200]} | strapi {json.dumps(b)[:200]}"
+        )
+    if a == b:
+        return Verdict(True)
+    if ours.status != 200:
+        return Verdict(False, "error message", "", f"ours {a} | strapi {b}")
+    meta_a, meta_b = (a or {}).get("meta"), (b or {}).get("meta")
+    data_a, data_b = (a or {}).get("data"), (b or {}).get("data")
+    if isinstance(data_a, list) and isinstance(data_b, list):
+        ids_a = [e.get("id") for e in data_a if isinstance(e, dict)]
+        ids_b = [e.get("id") for e in data_b if isinstance(e, dict)]
+        if ids_a != ids_b:
+            if sorted(map(str, ids_a)) == sorted(map(str, ids_b)) and not _sort_is_total(query):
+                return Verdict(False, "order", "§8: no sort / ties → id ascending", "")
+            if "pagination" in query.params and not _sort_is_total(query):
+                return Verdict(False, "page content", "§8: pages ordered by id under ties", "")
+            detail = f"ours {ids_a[:8]} | strapi {ids_b[:8]}"
+            return Verdict(False, "entries", "", detail)
+        if meta_a != meta_b:
+            if any(t.startswith("deep:") for t in query.tags):
+                return Verdict(False, "meta", "§8: total under deep filters is exact", "")
+            return Verdict(False, "meta", "", f"ours {meta_a} | strapi {meta_b}")
+    detail = _first_difference(data_a, data_b, ".data")
+    kind = f"value {_class_of_path(detail)}"
+    if "fields" in query.params and "only on strapi" in detail:
+        return Verdict(
+            False, kind, "§8: fields with a join returns exactly the fields asked", detail
+        )
+    live = query.params.get("publicationState", "live") == "live"
+    if query.single and live and _drafts_removed(data_a, data_b):
+        return Verdict(
+            False, kind, "§8: drafts left out of populated relations of a single read", detail
+        )
+    return Verdict(False, kind, "", detail)

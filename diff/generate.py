@@ -1,0 +1,314 @@
+"""Seeded random Strapi v4 queries over the example models, as `qs` would encode them.
+
+A query is a path (`/api/articles` or `/api/articles/<natural key>`) plus a nested params
+object (the one a front end passes to ``qs.stringify(…, {encodeValuesOnly: true})``); the
+tags say which features it uses, so mismatches can be grouped and explained.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from contentapi.schema.model import (
+    ComponentAttribute,
+    ContentType,
+    DynamicZoneAttribute,
+    MediaAttribute,
+    Model,
+    RelationAttribute,
+    ScalarAttribute,
+)
+from contentapi.schema.registry import Registry
+from diff.dataset import Dataset
+
+__all__ = ["Generator", "Query", "encode"]
+
+KINDS = {
+    "api::article.article": "articles",
+    "api::author.author": "authors",
+    "api::category.category": "categories",
+    "api::profile.profile": "profiles",
+}
+KEYS = {"articles": "title", "authors": "name", "categories": "name", "profiles": "headline"}
+
+STRING_OPS = [
+    "$eq",
+    "$ne",
+    "$eqi",
+    "$nei",
+    "$contains",
+    "$notContains",
+    "$containsi",
+    "$notContainsi",
+    "$startsWith",
+    "$endsWith",
+    "$in",
+    "$notIn",
+    "$null",
+    "$notNull",
+    "$lt",
+    "$gt",
+]
+NUMBER_OPS = [
+    "$eq",
+    "$ne",
+    "$lt",
+    "$lte",
+    "$gt",
+    "$gte",
+    "$in",
+    "$notIn",
+    "$between",
+    "$null",
+    "$notNull",
+]
+OTHER_OPS = ["$eq", "$ne", "$null", "$notNull", "$in"]
+
+
+@dataclass
+class Query:
+    path: str
+    params: dict[str, Any]
+    kind: str
+    tags: set[str] = field(default_factory=set)
+    single: str | None = None  # the natural key of a single-entry read
+
+    def text(self) -> str:
+        encoded = encode(self.params)
+        return self.path + (f"?{encoded}" if encoded else "")
+
+
+def encode(params: dict[str, Any]) -> str:
+    """``qs.stringify(params, {encodeValuesOnly: true})``."""
+    parts: list[str] = []
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(f"{prefix}[{key}]" if prefix else str(key), item)
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                walk(f"{prefix}[{index}]", item)
+        elif value is None:
+            parts.append(prefix)
+        else:
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            parts.append(f"{prefix}={quote(text, safe='')}")
+
+    walk("", params)
+    return "&".join(parts)
+
+
+class Generator:
+    def __init__(self, registry: Registry, data: Dataset, seed: int) -> None:
+        self.registry = registry
+        self.data = data
+        self.rng = random.Random(seed)
+
+    # ------------------------------------------------------------ pieces
+
+    def _scalars(self, model: Model) -> list[ScalarAttribute]:
+        return [
+            a
+            for a in model.attributes.values()
+            if isinstance(a, ScalarAttribute) and not a.private and a.type not in ("password",)
+        ]
+
+    def _value(self, kind: str, attribute: ScalarAttribute) -> Any:
+        seen = self.data.values.get((kind, attribute.name), [])
+        if seen and self.rng.random() < 0.8:
+            value = self.rng.choice(seen)
+            if (
+                isinstance(value, str)
+                and attribute.type in ("string", "text", "richtext", "uid", "email")
+                and self.rng.random() < 0.4
+            ):
+                start = self.rng.randrange(len(value))
+                value = value[start : start + self.rng.randint(1, 4)]
+            return value
+        return {
+            "integer": 7,
+            "biginteger": "100",
+            "float": 2.5,
+            "decimal": 8.25,
+            "boolean": True,
+            "date": "2024-03-04",
+            "datetime": "2024-03-10T03:30:00.000Z",
+            "time": "03:21:39",
+            "enumeration": "news",
+        }.get(attribute.type, "a")
+
+    def _condition(self, kind: str, model: Model, tags: set[str], depth: int = 0) -> dict[str, Any]:
+        relations = [
+            a
+            for a in model.attributes.values()
+            if isinstance(a, RelationAttribute | ComponentAttribute) and not a.private
+        ]
+        if depth < 2 and relations and self.rng.random() < 0.3:
+            attribute = self.rng.choice(relations)
+            if isinstance(attribute, RelationAttribute):
+                target: Model = self.registry.content_types[attribute.target]
+                target_kind = KINDS.get(attribute.target, kind)
+                tags.add(f"deep:{attribute.relation}")
+            else:
+                target = self.registry.components[attribute.component]
+                target_kind = attribute.component
+                tags.add("deep:component")
+            return {attribute.name: self._condition(target_kind, target, tags, depth + 1)}
+        scalars = self._scalars(model)
+        if not scalars:
+            return {"id": {"$notNull": True}}
+        attribute = self.rng.choice(scalars)
+        if attribute.type in ("json",):
+            operator = self.rng.choice(["$null", "$notNull"])
+        elif attribute.type in ("string", "text", "richtext", "email", "uid", "enumeration"):
+            operator = self.rng.choice(STRING_OPS)
+        elif attribute.type in (
+            "integer",
+            "biginteger",
+            "float",
+            "decimal",
+            "date",
+            "datetime",
+            "time",
+        ):
+            operator = self.rng.choice(NUMBER_OPS)
+        else:
+            operator = self.rng.choice(OTHER_OPS)
+        tags.add(f"op:{operator}:{attribute.type}")
+        if operator in ("$null", "$notNull"):
+            value: Any = self.rng.choice([True, False])
+        elif operator in ("$in", "$notIn"):
+            value = [self._value(kind, attribute) for _ in range(self.rng.randint(1, 3))]
+        elif operator == "$between":
+            value = sorted([self._value(kind, attribute), self._value(kind, attribute)], key=str)
+        else:
+            value = self._value(kind, attribute)
+        return {attribute.name: {operator: value}}
+
+    def filters(self, kind: str, model: Model, tags: set[str]) -> dict[str, Any]:
+        roll = self.rng.random()
+        if roll < 0.15:
+            tags.add("logic:$or")
+            return {"$or": [self._condition(kind, model, tags) for _ in range(2)]}
+        if roll < 0.25:
+            tags.add("logic:$and")
+            return {"$and": [self._condition(kind, model, tags) for _ in range(2)]}
+        if roll < 0.32:
+            tags.add("logic:$not")
+            return {"$not": self._condition(kind, model, tags)}
+        merged: dict[str, Any] = {}
+        for _ in range(self.rng.randint(1, 2)):
+            merged.update(self._condition(kind, model, tags))
+        return merged
+
+    def sort(self, model: Model, tags: set[str]) -> Any:
+        names = [a.name for a in self._scalars(model) if a.type not in ("json",)]
+        names += ["id", "createdAt"]
+        keys = []
+        for _ in range(self.rng.randint(1, 2)):
+            name = self.rng.choice(names)
+            if self.rng.random() < 0.2:
+                relation = [
+                    a
+                    for a in model.attributes.values()
+                    if isinstance(a, RelationAttribute) and not a.is_to_many
+                ]
+                if relation:
+                    attribute = self.rng.choice(relation)
+                    target = self.registry.content_types[attribute.target]
+                    target_names = [a.name for a in self._scalars(target) if a.type != "json"]
+                    name = f"{attribute.name}.{self.rng.choice(target_names)}"
+                    tags.add("sort:relation")
+            keys.append((name, self.rng.choice(["asc", "desc"])))
+        form = self.rng.random()
+        if form < 0.4:
+            tags.add("sort:string")
+            return ",".join(f"{n}:{d}" for n, d in keys)
+        if form < 0.8:
+            tags.add("sort:array")
+            return [f"{n}:{d}" for n, d in keys]
+        tags.add("sort:object")
+        return [
+            {n: d} if "." not in n else {n.split(".")[0]: {n.split(".")[1]: d}} for n, d in keys
+        ]
+
+    def pagination(self, tags: set[str]) -> dict[str, Any]:
+        if self.rng.random() < 0.5:
+            tags.add("page")
+            return {"page": self.rng.randint(1, 3), "pageSize": self.rng.choice([1, 2, 5, 10])}
+        tags.add("offset")
+        return {"start": self.rng.randint(0, 6), "limit": self.rng.choice([1, 3, 10])}
+
+    def populate(self, model: Model, tags: set[str]) -> Any:
+        populatable = [
+            a
+            for a in model.attributes.values()
+            if isinstance(
+                a, RelationAttribute | MediaAttribute | ComponentAttribute | DynamicZoneAttribute
+            )
+            and not a.private
+        ]
+        roll = self.rng.random()
+        if roll < 0.25 or not populatable:
+            tags.add("populate:*")
+            return "*"
+        chosen = self.rng.sample(populatable, k=min(len(populatable), self.rng.randint(1, 3)))
+        if roll < 0.5:
+            tags.add("populate:array")
+            return [a.name for a in chosen]
+        tags.add("populate:object")
+        tree: dict[str, Any] = {}
+        for attribute in chosen:
+            if isinstance(attribute, RelationAttribute) and self.rng.random() < 0.6:
+                target = self.registry.content_types[attribute.target]
+                names = [a.name for a in self._scalars(target)]
+                spec: dict[str, Any] = {"fields": self.rng.sample(names, k=min(2, len(names)))}
+                tags.add("populate:fields")
+                if attribute.is_to_many and self.rng.random() < 0.5:
+                    spec["sort"] = f"{names[0]}:desc"
+                    tags.add("populate:sort")
+                tree[attribute.name] = spec
+            elif isinstance(attribute, DynamicZoneAttribute) and self.rng.random() < 0.3:
+                tags.add("populate:on")
+                tree[attribute.name] = {"on": {attribute.components[0]: {"populate": "*"}}}
+            else:
+                tree[attribute.name] = True
+        return tree
+
+    # ------------------------------------------------------------ whole queries
+
+    def query(self) -> Query:
+        uid = self.rng.choice(list(KINDS) + ["api::article.article"] * 3)
+        kind = KINDS[uid]
+        model = self.registry.content_types[uid]
+        tags: set[str] = {f"type:{kind}"}
+        params: dict[str, Any] = {}
+        single = None
+        path = f"/api/{kind}"
+        if self.rng.random() < 0.12:
+            keys = [s.key for s in self.data.steps if s.kind == kind and not s.update]
+            single = self.rng.choice(keys)
+            tags.add("single")
+        if single is None and self.rng.random() < 0.7:
+            params["filters"] = self.filters(kind, model, tags)
+        if single is None and self.rng.random() < 0.6:
+            params["sort"] = self.sort(model, tags)
+        if single is None and self.rng.random() < 0.5:
+            params["pagination"] = self.pagination(tags)
+        if self.rng.random() < 0.3:
+            names = [a.name for a in self._scalars(model)]
+            params["fields"] = self.rng.sample(names, k=min(len(names), self.rng.randint(1, 3)))
+            tags.add("fields")
+        if self.rng.random() < 0.5:
+            params["populate"] = self.populate(model, tags)
+        if isinstance(model, ContentType) and model.localized and self.rng.random() < 0.2:
+            params["locale"] = self.rng.choice(["en", "fr", "all"])
+            tags.add(f"locale:{params['locale']}")
+        if model.draft_and_publish and self.rng.random() < 0.2:
+            params["publicationState"] = self.rng.choice(["live", "preview"])
+            tags.add(f"publicationState:{params['publicationState']}")
+        return Query(path, params, kind, tags, single)
