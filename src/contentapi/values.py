@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-__all__ = ["format_datetime", "parse_value", "render_value", "renderer_for"]
+__all__ = ["format_datetime", "js_json", "parse_value", "render_value", "renderer_for"]
 
 _INT64 = (-(2**63), 2**63 - 1)
 _INT32 = (-(2**31), 2**31 - 1)
@@ -155,7 +155,8 @@ def _datetime(value: Any) -> datetime:
 
 
 def _json(value: Any) -> Any:
-    return value
+    # Stored as Strapi stores it: JSON.stringify of the JavaScript value.
+    return js_json(value)
 
 
 def _array(value: Any) -> list[Any]:
@@ -221,6 +222,49 @@ def _js_number(value: Any) -> Any:
     return value
 
 
+def _js_json_number(value: int | float) -> Any:
+    """A number as JavaScript's ``JSON.parse`` then ``JSON.stringify`` leave it.
+
+    Every number is a double: ``3.0`` is ``3``, ``-0.0`` is ``0``, ``9007199254740993`` is
+    ``9007199254740992``, a number too large for a double (``1e400``) is ``null``. An integral
+    double below 1e21 is written in plain digits (``12345678901234567890.0`` answers
+    ``12345678901234567000``); the shortest round-trip digits padded with zeros are what
+    JavaScript writes, so they become a Python ``int``. From 2**63 on an ``int`` cannot be
+    serialized (orjson), so the double stays a float: a JavaScript client reads the same
+    number from ``1e+20`` as from Strapi's ``100000000000000000000``.
+    """
+    if isinstance(value, int):
+        if -(2**53) <= value <= 2**53:
+            return value
+        try:
+            value = float(value)
+        except OverflowError:
+            return None
+    if not math.isfinite(value):
+        return None
+    if not value.is_integer():
+        return value
+    if abs(value) < 2**53:
+        return int(value)
+    if abs(value) < 2**63:
+        return int(Decimal(repr(value)))
+    return value
+
+
+def js_json(value: Any) -> Any:
+    """A JSON attribute's value with its numbers as a JavaScript client gets them from Strapi
+    (which parses JSON into JavaScript values): ``{"float": 3.0}`` is ``{"float": 3}``."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        return _js_json_number(value)
+    if isinstance(value, dict):
+        return {key: js_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [js_json(item) for item in value]
+    return value
+
+
 def _identity(value: Any) -> Any:
     return value
 
@@ -233,6 +277,7 @@ _RENDERERS: dict[str, Callable[[Any], Any]] = {
     "time": _format_time,
     "datetime": format_datetime,
     "timestamp": _format_timestamp,
+    "json": js_json,
 }
 
 

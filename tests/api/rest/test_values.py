@@ -203,3 +203,69 @@ async def test_array_type_round_trips_as_a_json_array(start_app, tmp_path: Path,
     wrong = await handle.client.post("/api/things", json={"data": {"tags": "a"}}, headers=admin)
     assert wrong.status_code == 400
     assert wrong.json()["error"]["details"]["errors"][0]["path"] == ["tags"]
+
+
+#: A JSON attribute's numbers as the reference Strapi 4.25 answered them (it parses JSON into
+#: JavaScript doubles): integral floats lose their ``.0``, -0 is 0, integers beyond 2**53 are
+#: rounded to the nearest double, big integral doubles are written in plain digits.
+JSON_NUMBERS_SENT = {
+    "float": 3.0,
+    "half": 3.5,
+    "negz": -0.0,
+    "big": 9007199254740993,
+    "bigf": 1234567890123456789.0,
+    "e20": 1e20,
+    "e21": 1e21,
+    "exp": 1e-7,
+    "small": 0.00001,
+    "nested": [1.0, [2.0, {"x": 4.0}], {"y": [5.0, 6.5]}],
+    "text": "3.0",
+    "flag": True,
+    "none": None,
+}
+JSON_NUMBERS_ANSWERED = {
+    "float": 3,
+    "half": 3.5,
+    "negz": 0,
+    "big": 9007199254740992,
+    "bigf": 1234567890123456800,
+    # Strapi writes 100000000000000000000, beyond what orjson writes as an integer: 1e+20 is
+    # the same double for a JavaScript client.
+    "e20": 1e20,
+    "e21": 1e21,
+    "exp": 1e-7,
+    "small": 0.00001,
+    "nested": [1, [2, {"x": 4}], {"y": [5, 6.5]}],
+    "text": "3.0",
+    "flag": True,
+    "none": None,
+}
+
+
+def _exactly(value):
+    """A JSON value with each number tagged by its Python type, so 3 and 3.0 differ."""
+    if isinstance(value, dict):
+        return {key: _exactly(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_exactly(item) for item in value]
+    return (type(value).__name__, value)
+
+
+async def test_json_attribute_numbers_are_answered_as_javascript_reads_them(client, admin):
+    body = {"data": {"title": "JSON numbers", "metadata": JSON_NUMBERS_SENT}}
+    created = await client.post("/api/articles", json=body, headers=admin)
+    assert created.status_code == 200, created.text
+    entry_id = created.json()["data"]["id"]
+    fetched = await client.get(f"/api/articles/{entry_id}", headers=admin)
+    for answer in (created, fetched):
+        assert _exactly(answer.json()["data"]["attributes"]["metadata"]) == _exactly(
+            JSON_NUMBERS_ANSWERED
+        )
+
+
+@pytest.mark.parametrize(("sent", "answered"), [(3.0, 3), (2.5, 2.5), ([4.0, "4.0"], [4, "4.0"])])
+async def test_json_attribute_of_a_top_level_number_or_array(client, admin, sent, answered):
+    body = {"data": {"title": "JSON scalar", "metadata": sent}}
+    created = await client.post("/api/articles", json=body, headers=admin)
+    assert created.status_code == 200, created.text
+    assert _exactly(created.json()["data"]["attributes"]["metadata"]) == _exactly(answered)
