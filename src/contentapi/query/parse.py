@@ -351,6 +351,17 @@ class QueryParser:
         spec = OPERATORS.get(operator)
         if spec is None:
             raise ValidationError(f"Invalid operator {operator} at {where}")
+        many = isinstance(value, list) or (isinstance(value, Mapping) and _indexed(value))
+        if spec.shape == "scalar" and many and value:
+            # Strapi: an array given to a non-array operator is the OR of the operator on each
+            # item, negated ones included — the reference answers
+            # `title[$notContains][0]=Kappa&…[1]=Sigma` with every title having either.
+            return Or(
+                tuple(
+                    self._comparison(column, kind, operator, item, where)
+                    for item in _as_list(value)
+                )
+            )
         at = f"{where}.{operator}"
         as_text = False
         if spec.strings_only and kind not in STRING_KINDS:
@@ -368,8 +379,6 @@ class QueryParser:
             if len(pair) != 2:
                 raise ValidationError(f"{at} takes an array of two values")
             coerced = [coerce_filter_value(kind, item, at) for item in pair]
-        elif isinstance(value, list | Mapping) and operator in ("$eq", "$ne"):
-            coerced = [coerce_filter_value(kind, item, at) for item in _as_list(value)]
         else:
             coerced = coerce_filter_value(kind, value, at)
             if coerced is None and operator not in ("$eq", "$ne", "$eqi"):

@@ -155,6 +155,43 @@ async def test_filter_returns_the_expected_entries(ids, query, expected):
     assert await ids(query + "&pagination[pageSize]=100") == expected
 
 
+def _items(name: str, operator: str, *values: str) -> str:
+    return "&".join(f"filters[{name}][{operator}][{i}]={v}" for i, v in enumerate(values))
+
+
+# An array given to a non-array operator is the OR of the operator on each item, negated
+# operators too: the reference Strapi 4.25 answered `$notContains` ["Kappa", "Sigma"] with every
+# title (each lacks one of them), ["Kappa", "Kappa"] with the titles without Kappa, `$ne` [a, b]
+# with every non-null title, `$ne` [a] and `$nei` [a] as `$ne` a, `$eqi` [a, b] and
+# `$startsWith` [a, b] as either, `$lt` [a, b] as below the larger one.
+ARRAY_CASES = [
+    (_items("title", "$contains", "World", "again"), [1, 2]),
+    (_items("title", "$containsi", "world", "AGAIN"), [1, 2]),
+    (_items("title", "$notContains", "Hello", "again"), [1, 2, 3, 4, 6]),
+    (_items("title", "$notContains", "Hello", "Hello"), [2, 3, 4, 6]),
+    (_items("title", "$notContainsi", "hello", "HELLO"), [3, 4, 6]),
+    (_items("title", "$notContainsi", "hello", "pure"), [1, 2, 3, 4, 6]),
+    (_items("title", "$ne", "Hello World", "hello again"), [1, 2, 3, 4, 6]),
+    (_items("title", "$ne", "Hello World"), [2, 3, 4, 6]),
+    (_items("title", "$nei", "HELLO WORLD", "HELLO AGAIN"), [1, 2, 3, 4, 6]),
+    (_items("title", "$nei", "HELLO WORLD"), [2, 3, 4, 6]),
+    (_items("title", "$eq", "Hello World", "hello again"), [1, 2]),
+    (_items("title", "$eqi", "HELLO WORLD", "HELLO AGAIN"), [1, 2]),
+    (_items("title", "$startsWith", "Hello", "ZEBRA"), [1, 6]),
+    (_items("title", "$endsWith", "Tips", "notes"), [4, 6]),
+    (_items("readingTime", "$lt", "4", "6"), [1, 3]),
+    (_items("readingTime", "$ne", "5", "10"), [1, 2, 3, 4]),
+    (_items("rating", "$ne", "3"), [1, 3, 6]),
+    (_items("author][name", "$containsi", "alice", "BOB"), [1, 2, 3, 6]),
+    (_items("title][$not", "$contains", "World", "again"), [3, 4, 6]),
+]
+
+
+@pytest.mark.parametrize(("query", "expected"), ARRAY_CASES, ids=[c[0] for c in ARRAY_CASES])
+async def test_array_given_to_a_scalar_operator_is_an_or_of_its_items(ids, query, expected):
+    assert await ids(query) == expected
+
+
 async def test_deep_filter_through_to_many_counts_each_entry_once(api):
     status, body = await api(
         "/api/articles?filters[categories][name][$in][0]=Tech&filters[categories][name][$in][1]=Science"
