@@ -257,9 +257,28 @@ class Generator:
             tags.add("populate:*")
             return "*"
         chosen = self.rng.sample(populatable, k=min(len(populatable), self.rng.randint(1, 3)))
-        if roll < 0.5:
+        if roll < 0.4:
             tags.add("populate:array")
             return [a.name for a in chosen]
+        if roll < 0.5:
+            tags.add("populate:dotted")
+            paths = []
+            for attribute in chosen:
+                inner: Model | None = None
+                if isinstance(attribute, RelationAttribute):
+                    inner = self.registry.content_types[attribute.target]
+                elif isinstance(attribute, ComponentAttribute):
+                    inner = self.registry.components[attribute.component]
+                nested = [
+                    a.name
+                    for a in (inner.attributes.values() if inner is not None else ())
+                    if isinstance(a, RelationAttribute | ComponentAttribute | MediaAttribute)
+                    and not a.private
+                ]
+                paths.append(
+                    f"{attribute.name}.{self.rng.choice(nested)}" if nested else attribute.name
+                )
+            return paths
         tags.add("populate:object")
         tree: dict[str, Any] = {}
         for attribute in chosen:
@@ -271,6 +290,10 @@ class Generator:
                 if attribute.is_to_many and self.rng.random() < 0.5:
                     spec["sort"] = f"{names[0]}:desc"
                     tags.add("populate:sort")
+                if attribute.is_to_many and self.rng.random() < 0.3:
+                    kind = KINDS.get(attribute.target, "")
+                    spec["filters"] = self._condition(kind, target, tags, depth=2)
+                    tags.add("populate:filters")
                 tree[attribute.name] = spec
             elif isinstance(attribute, DynamicZoneAttribute) and self.rng.random() < 0.3:
                 tags.add("populate:on")
@@ -311,4 +334,23 @@ class Generator:
         if model.draft_and_publish and self.rng.random() < 0.2:
             params["publicationState"] = self.rng.choice(["live", "preview"])
             tags.add(f"publicationState:{params['publicationState']}")
+        if self.rng.random() < 0.08:
+            self._spoil(params, tags)
         return Query(path, params, kind, tags, single)
+
+    def _spoil(self, params: dict[str, Any], tags: set[str]) -> None:
+        """A share of invalid queries, for the error paths."""
+        choice = self.rng.choice(["field", "operator", "sort", "page", "populate", "fields"])
+        tags.add(f"invalid:{choice}")
+        if choice == "field":
+            params["filters"] = {"nosuchfield": {"$eq": "x"}}
+        elif choice == "operator":
+            params["filters"] = {"id": {"$bogus": "1"}}
+        elif choice == "sort":
+            params["sort"] = "id:sideways"
+        elif choice == "page":
+            params["pagination"] = {"page": "abc"}
+        elif choice == "populate":
+            params["populate"] = {"nosuchrelation": True}
+        else:
+            params["fields"] = ["nosuchfield"]

@@ -33,7 +33,7 @@ import httpx
 from contentapi.app import create_app
 from contentapi.config import Settings
 from contentapi.schema import load_registry
-from diff.compare import Answer, Normalizer, Verdict, compare
+from diff.compare import DRAFTS, Answer, Normalizer, Verdict, compare
 from diff.dataset import build_dataset
 from diff.generate import Generator, Query
 from diff.seed import Ids, seed
@@ -270,6 +270,12 @@ async def main() -> None:
     started = time.monotonic()
     registry = load_registry(MODELS)
     data = build_dataset()
+    DRAFTS.update(
+        step.key
+        for step in data.steps
+        if step.localize is not None
+        or ("publishedAt" in step.data and not step.data["publishedAt"])
+    )
     if not args.no_start:
         await recreate("strapi_diff")
         token = start_reference(args.reference_dir, args.port)
