@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from contentapi.query.qs import parse_query
-from contentapi.schema import load_registry
 from diff.compare import Answer, Normalizer, compare
 from diff.dataset import build_dataset
 from diff.generate import Generator, Query, encode
 from diff.seed import Ids
+
+from contentapi.query.qs import parse_query
+from contentapi.schema import load_registry
 
 MODELS = Path(__file__).resolve().parents[3] / "content-types"
 
