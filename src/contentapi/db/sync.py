@@ -9,6 +9,7 @@ advisory lock; ``BEGIN IMMEDIATE`` on SQLite).
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,11 +37,18 @@ class SyncReport:
     orphan_columns: list[str] = field(default_factory=list)
 
 
-def migrate_system(connection: Connection) -> None:
-    """Apply the alembic migrations of the system tables on ``connection``."""
+def migrate_system(connection: Connection, content_tables: Sequence[str] | None = None) -> None:
+    """Apply the alembic migrations of the system tables on ``connection``.
+
+    ``content_tables`` (the models' tables) is handed to the data migrations that fix values
+    in content tables (``0003``): they run before this sync creates missing tables and
+    columns, which is right, as what the sync creates is empty.
+    """
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.attributes["connection"] = connection
+    if content_tables is not None:
+        config.attributes["content_tables"] = list(content_tables)
     command.upgrade(config, "head")
 
 
@@ -75,7 +83,7 @@ def _sync_table(connection: Connection, table: Table, report: SyncReport) -> Non
 def _sync(connection: Connection, tables: ContentTables) -> SyncReport:
     if connection.dialect.name == "postgresql":
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
-    migrate_system(connection)
+    migrate_system(connection, [table.name for table in tables.metadata.sorted_tables])
     report = SyncReport()
     for table in tables.metadata.sorted_tables:
         _sync_table(connection, table, report)

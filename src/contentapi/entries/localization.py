@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import Table, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.entries.writer import row_values
 from contentapi.query.compile import localizations_link
 from contentapi.schema.model import ContentType, ScalarAttribute
 
@@ -86,4 +87,6 @@ async def sync_non_localized(
     members = await group_ids(conn, tables, content_type, entry_id)
     if members:
         table = tables.entity(content_type.uid)
-        await conn.execute(table.update().where(table.c.id.in_(members)).values(values))
+        await conn.execute(
+            table.update().where(table.c.id.in_(members)).values(row_values(table, values))
+        )

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import zlib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any
 
-from sqlalchemy import and_, select, text
+from sqlalchemy import JSON, Table, and_, null, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.db.tables import ContentTables
@@ -34,7 +35,23 @@ from contentapi.schema.model import (
 )
 from contentapi.schema.registry import Registry
 
-__all__ = ["Writer"]
+__all__ = ["Writer", "row_values"]
+
+
+@cache
+def _json_columns(table: Table) -> frozenset[str]:
+    return frozenset(column.name for column in table.columns if isinstance(column.type, JSON))
+
+
+def row_values(table: Table, columns: Mapping[str, Any]) -> dict[str, Any]:
+    """Column values for an INSERT or UPDATE of ``table``: ``None`` in a JSON column becomes
+    SQL ``NULL``, as Strapi stores it, so that ``$null`` / ``$notNull`` find it (SQLAlchemy
+    would otherwise write the JSON literal ``null``)."""
+    json_columns = _json_columns(table)
+    return {
+        name: null() if value is None and name in json_columns else value
+        for name, value in columns.items()
+    }
 
 
 def _fail(path: tuple[str | int, ...], message: str) -> ValidationError:
@@ -60,7 +77,9 @@ class Writer:
     async def insert_row(self, conn: AsyncConnection, model: Model, write: ModelWrite) -> int:
         table = self.tables.entity(model.uid)
         await self.check_unique(conn, model, write, None)
-        result = await conn.execute(table.insert().values(write.columns).returning(table.c.id))
+        result = await conn.execute(
+            table.insert().values(row_values(table, write.columns)).returning(table.c.id)
+        )
         row_id = int(result.scalar_one())
         await self.apply_nested(conn, model, row_id, write, creating=True)
         return row_id
@@ -71,7 +90,9 @@ class Writer:
         table = self.tables.entity(model.uid)
         await self.check_unique(conn, model, write, row_id)
         if write.columns:
-            await conn.execute(table.update().where(table.c.id == row_id).values(write.columns))
+            await conn.execute(
+                table.update().where(table.c.id == row_id).values(row_values(table, write.columns))
+            )
         await self.apply_nested(conn, model, row_id, write, creating=False)
 
     async def apply_nested(
