@@ -32,6 +32,8 @@ class Step:
 @dataclass
 class Dataset:
     steps: list[Step]
+    #: files uploaded first (name → bytes); entries refer to them by name
+    files: dict[str, bytes]
     #: every value seen per (kind, attribute): the generator draws filter values from these
     values: dict[tuple[str, str], list[Any]]
 
@@ -147,6 +149,11 @@ def build_dataset(seed: int = 7) -> Dataset:
         refs["categories"] = ("categories", [category_names[(n + i) % 6] for i in range(n % 4)])
         if titles and n % 3 == 2:
             refs["related"] = ("articles", [titles[(n * 5) % len(titles)]])
+        names = ["red.png", "green.png", "blue.png"]
+        if n % 3 == 0:
+            refs["cover"] = ("files", names[(n // 3) % 3])
+        if n % 4 == 1:
+            refs["gallery"] = ("files", names[: 1 + n % 3])
         steps.append(Step("articles", title, data, refs))
         note("articles", {k: v for k, v in data.items() if k != "editorNotes"})
         titles.append(title)
@@ -159,4 +166,22 @@ def build_dataset(seed: int = 7) -> Dataset:
         steps.append(
             Step("categories", name, {}, {"featured": ("articles", titles[n * 4])}, update=True)
         )
-    return Dataset(steps, values)
+    return Dataset(steps=steps, files=_files(), values=values)
+
+
+def _files() -> dict[str, bytes]:
+    """Three small images (below every format breakpoint, so no formats on either side)."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    files: dict[str, bytes] = {}
+    for name, colour, size in (
+        ("red.png", (200, 30, 30), (40, 30)),
+        ("green.png", (30, 200, 30), (64, 64)),
+        ("blue.png", (30, 30, 200), (20, 50)),
+    ):
+        buffer = BytesIO()
+        Image.new("RGB", size, colour).save(buffer, format="PNG")
+        files[name] = buffer.getvalue()
+    return files

@@ -28,6 +28,11 @@ class Ids:
 
 async def seed(client: httpx.AsyncClient, data: Dataset) -> Ids:
     ids = Ids()
+    for name, content in data.files.items():
+        response = await client.post("/api/upload", files={"files": (name, content, "image/png")})
+        if response.status_code not in (200, 201):
+            raise RuntimeError(f"uploading {name}: {response.status_code} {response.text[:300]}")
+        ids.add("files", name, int(response.json()[0]["id"]))
     for step in data.steps:
         body = dict(step.data)
         for name, (kind, keys) in step.refs.items():
