@@ -150,10 +150,16 @@ class MediaPopulate:
 
 @dataclass(frozen=True, slots=True)
 class ComponentPopulate:
-    """Populate a component attribute; ``populate`` applies to the component's own attributes."""
+    """Populate a component attribute; ``populate`` applies to the component's own attributes.
+
+    ``filters`` leave out the component rows that do not match (a single component becomes
+    ``null``); ``sort`` orders a repeatable component's rows (otherwise their stored order).
+    """
 
     fields: tuple[str, ...] | None = None
     populate: Populate = field(default_factory=dict)
+    filters: Filter | None = None
+    sort: tuple[SortKey, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -318,39 +318,70 @@ class Populator:
                 .order_by(join.c.order, join.c.id)
             )
         ).all()
-        links = [link for link in links if self._wanted(nodes[link.field], link.component_type)]
-        wanted: dict[str, set[int]] = defaultdict(set)
+        links = [
+            link
+            for link in links
+            if self._wanted(nodes[link.field], link.component_type)
+            and link.component_type in self.registry.components
+        ]
+        specs: dict[tuple[str, str], ComponentPopulate] = {}  # (field, component uid) → spec
         for link in links:
-            if link.component_type in self.registry.components:
-                wanted[link.component_type].add(int(link.component_id))
-        rows: dict[tuple[str, int], Any] = {}  # (component uid, id) → row mapping
-        for uid, component_ids in wanted.items():
+            key = (link.field, link.component_type)
+            if key not in specs:
+                node = nodes[link.field]
+                specs[key] = (
+                    node
+                    if isinstance(node, ComponentPopulate)
+                    else self._zone_spec(node, link.component_type)
+                )
+        # One statement per component type, and one more per field that filters or sorts it.
+        batches: dict[tuple[str, str | None], set[int]] = defaultdict(set)
+        for link in links:
+            batches[
+                (link.component_type, self._own_batch(specs, link.field, link.component_type))
+            ].add(int(link.component_id))
+        rows: dict[tuple[str, str | None, int], Any] = {}  # (uid, batch, id) → row mapping
+        rank: dict[tuple[str, str | None, int], int] = {}
+        for (uid, own), component_ids in batches.items():
+            component = self.registry.components[uid]
             table = self.tables.entity(uid)
-            found = await conn.execute(select(table).where(table.c.id.in_(sorted(component_ids))))
-            for row in found.mappings():
-                rows[(uid, int(row["id"]))] = row
+            statement = select(table).where(table.c.id.in_(sorted(component_ids)))
+            if own is not None:
+                spec = specs[(own, uid)]
+                statement = statement.where(self.compiler.where(component, table, spec.filters))
+                if spec.sort:
+                    statement = statement.order_by(
+                        *self.compiler.order_by(component, table, spec.sort)
+                    )
+            found = await conn.execute(statement)
+            for position, row in enumerate(found.mappings()):
+                rows[(uid, own, int(row["id"]))] = row
+                rank[(uid, own, int(row["id"]))] = position
         placed: dict[tuple[int, str], list[Entry]] = defaultdict(list)
         nested: dict[tuple[str, str], list[Entry]] = defaultdict(list)
         for link in links:
-            found_row = rows.get((link.component_type, int(link.component_id)))
+            uid = link.component_type
+            own = self._own_batch(specs, link.field, uid)
+            found_row = rows.get((uid, own, int(link.component_id)))
             if found_row is None:
-                continue
-            component = self.registry.components[link.component_type]
-            node = nodes[link.field]
-            spec = (
-                node
-                if isinstance(node, ComponentPopulate)
-                else self._zone_spec(node, component.uid)
-            )
-            item = _to_entry(found_row, select_columns(component, spec.fields if spec else None))
-            if isinstance(node, DynamicZonePopulate):
+                continue  # left out by the populate's filters
+            component = self.registry.components[uid]
+            spec = specs[(link.field, uid)]
+            item = _to_entry(found_row, select_columns(component, spec.fields))
+            if isinstance(nodes[link.field], DynamicZonePopulate):
                 item = {"id": item["id"], "__component": component.uid, **item}
             placed[(int(link.entity_id), link.field)].append(item)
             nested[(link.field, component.uid)].append(item)
-        for (field, uid), items in nested.items():
+        for (_, field), items in placed.items():
             node = nodes[field]
-            spec = node if isinstance(node, ComponentPopulate) else self._zone_spec(node, uid)
-            if spec is not None and spec.populate:
+            if isinstance(node, ComponentPopulate) and node.sort:
+                attribute = model.attributes[field]
+                assert isinstance(attribute, ComponentAttribute)
+                uid = attribute.component
+                items.sort(key=lambda item: rank[(uid, field, int(item["id"]))])
+        for (field, uid), items in nested.items():
+            spec = specs[(field, uid)]
+            if spec.populate:
                 await self.run(
                     conn, self.registry.components[uid], items, spec.populate, publication_state
                 )
@@ -362,11 +393,19 @@ class Populator:
                 entry[name] = (items[0] if items else None) if single else items
 
     @staticmethod
+    def _own_batch(
+        specs: dict[tuple[str, str], ComponentPopulate], field: str, uid: str
+    ) -> str | None:
+        """The field whose filters or sort need its own statement, or ``None`` (shared)."""
+        spec = specs[(field, uid)]
+        return field if spec.filters is not None or spec.sort else None
+
+    @staticmethod
     def _wanted(node: ComponentPopulate | DynamicZonePopulate, uid: str) -> bool:
         """The ``on`` strategy returns only the dynamic-zone components it names."""
         return not isinstance(node, DynamicZonePopulate) or node.on is None or uid in node.on
 
-    def _zone_spec(self, node: DynamicZonePopulate, uid: str) -> ComponentPopulate | None:
+    def _zone_spec(self, node: DynamicZonePopulate, uid: str) -> ComponentPopulate:
         """What to populate inside a dynamic-zone item of component ``uid``."""
         if node.on is not None:
             return node.on.get(uid, ComponentPopulate())

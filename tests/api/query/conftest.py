@@ -12,7 +12,8 @@ It mirrors the data set the reference Strapi 4.25 answered on (see each test's e
 | 6 | ZEBRA notes | - | 5 | 7 | 2024-12-31 | no | Alice | - |
 | 7 | Another Draft (draft) | 20 | - | 1 | - | no | - | - |
 
-Live (published) articles are 1, 2, 3, 4, 6.
+Live (published) articles are 1, 2, 3, 4, 6. Authors' ``socials`` (repeatable ``shared.link``):
+Alice Mastodon (/m, new tab), Blog (/b), GitHub (/g, new tab); Bob Web (/w), Blog (/bob).
 """
 
 from __future__ import annotations
@@ -147,6 +148,17 @@ async def seeded(databases: Databases, test_models) -> AsyncIterator[AppHandle]:
                 ],
             }
         await entries.create("api::article.article", {**article, **extra})
+    # After the articles, so that their links and keywords keep the ids the tests expect.
+    socials = {
+        1: [
+            {"label": "Mastodon", "url": "/m", "newTab": True},
+            {"label": "Blog", "url": "/b"},
+            {"label": "GitHub", "url": "/g", "newTab": True},
+        ],
+        2: [{"label": "Web", "url": "/w"}, {"label": "Blog", "url": "/bob"}],
+    }
+    for author_id, links in socials.items():
+        await entries.update("api::author.author", author_id, {"socials": links})
     yield handle
     await handle.__aexit__()
 
