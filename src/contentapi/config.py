@@ -67,8 +67,8 @@ class Settings(BaseSettings):
     graphql_depth_limit: int = 10
     graphql_amount_limit: int = 100
     extensions: str | None = None
-    auth_rate_limit_max: int = 5
-    auth_rate_limit_window: str = "5m"
+    auth_rate_limit_max: int = 10
+    auth_rate_limit_window: str = "60s"
     cors_origins: str = "*"
     log_sql: bool = False
 

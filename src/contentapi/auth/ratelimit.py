@@ -1,17 +1,23 @@
-"""Throttling of ``/api/auth/*``: a fixed window counter per key, kept in the database so that
-every worker process (and every machine) shares it.
+"""Throttling of ``/api/auth/*`` as the users-permissions plugin keys it: a fixed-window
+counter per ``e-mail in the body + request path + client address``, kept in the database so
+that every worker process (and every machine) shares it.
 
-A request is counted under two keys, and refused (429) when either is over the limit:
-``route + client IP`` — which an attacker cannot vary per request — and ``route + targeted
-identifier`` (the account being logged into or registered), which protects one account
-from attempts spread over many addresses. No key is built from a body field alone.
+Strapi 4.25 (``middlewares/rateLimit.js``) builds the key
+``${toLower(body.email) || 'unknownIdentifier'}:${toLower(path)}:${ctx.request.ip}``, so a
+site registering or signing in many different users from one server address is not
+throttled as a whole. Its login body names the account ``identifier``, not ``email``; that
+name is used when the body has no ``email``, so sign-ins of different accounts from one
+address count apart too (the reference keys them all as ``unknownIdentifier``).
+
+    limiter = RateLimiter(database, max_hits=10, window_seconds=60)
+    await limiter.hit("/api/auth/local", "203.0.113.7", identifier_of(body))
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -22,11 +28,25 @@ from contentapi.db.engine import Database
 from contentapi.db.system import rate_limits
 from contentapi.errors import RateLimitError
 
-__all__ = ["RateLimiter"]
+__all__ = ["RateLimiter", "identifier_of"]
+
+#: Strapi's key part when the body names no account.
+UNKNOWN_IDENTIFIER = "unknownIdentifier"
 
 
-def _key(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
+def identifier_of(body: Mapping[str, Any]) -> str | None:
+    """The account a ``/api/auth/*`` body names: ``email``, else ``identifier`` (login)."""
+    for name in ("email", "identifier"):
+        value = body.get(name)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def rate_limit_key(path: str, client_ip: str, identifier: str | None) -> str:
+    """Strapi's key, hashed to fit the counters' primary key."""
+    account = identifier.lower() if identifier else UNKNOWN_IDENTIFIER
+    return hashlib.sha256(f"{account}:{path.lower()}:{client_ip}".encode()).hexdigest()
 
 
 class RateLimiter:
@@ -52,19 +72,15 @@ class RateLimiter:
             .returning(rate_limits.c.hits)
         )
 
-    async def hit(self, route: str, client_ip: str, identifiers: Sequence[str] = ()) -> None:
-        """Count one attempt; ``RateLimitError`` when a key is over the limit."""
+    async def hit(self, path: str, client_ip: str, identifier: str | None) -> None:
+        """Count one request to ``path``; ``RateLimitError`` when its key is over the limit."""
         now = datetime.now(UTC).replace(tzinfo=None)
-        keys = [_key(f"{route}|ip|{client_ip}")]
-        keys += [_key(f"{route}|id|{ident.strip().lower()}") for ident in identifiers if ident]
-        over = False
+        key = rate_limit_key(path, client_ip, identifier)
         async with self.database.write() as conn:
-            for key in keys:
-                hits = (await conn.execute(self._upsert(key, now))).scalar_one()
-                over = over or hits > self.max_hits
+            hits = (await conn.execute(self._upsert(key, now))).scalar_one()
             if random.random() < 0.01:  # now and then, forget windows long past
                 await conn.execute(
                     rate_limits.delete().where(rate_limits.c.window_start < now - 2 * self.window)
                 )
-        if over:
+        if hits > self.max_hits:
             raise RateLimitError()

@@ -205,13 +205,15 @@ class UsersPermissionsFields:
             ),
         }
 
-    async def _limit(self, info: GraphQLResolveInfo, route: str, targets: list[str]) -> None:
+    async def _limit(self, info: GraphQLResolveInfo, path: str, identifier: Any) -> None:
+        """REST's limit, under the REST route's path (Strapi's GraphQL has none)."""
         if self.limiter is not None:
-            await self.limiter.hit(route, _client(info), targets)
+            text = identifier if isinstance(identifier, str) else None
+            await self.limiter.hit(path, _client(info), text)
 
     async def login(self, _parent: Any, info: GraphQLResolveInfo, input: dict) -> Any:
         ctx: GraphQLContext = info.context
-        await self._limit(info, "auth.local", [str(input.get("identifier", ""))])
+        await self._limit(info, "/api/auth/local", input.get("identifier"))
         if input.get("provider", "local") != "local":
             raise ValidationError("Only the local provider is available")
         jwt, user = await UsersService(ctx.runtime).login(input)
@@ -219,8 +221,7 @@ class UsersPermissionsFields:
 
     async def register(self, _parent: Any, info: GraphQLResolveInfo, input: dict) -> Any:
         ctx: GraphQLContext = info.context
-        targets = [str(input[key]) for key in ("email", "username") if input.get(key)]
-        await self._limit(info, "auth.register", targets)
+        await self._limit(info, "/api/auth/local/register", input.get("email"))
         jwt, user = await UsersService(ctx.runtime).register(input)
         return await self._payload(ctx, jwt, int(user["id"]))
 
@@ -229,7 +230,7 @@ class UsersPermissionsFields:
         ctx.authorize(f"{PLUGIN}.auth.changePassword")
         if ctx.actor.user_id is None:
             raise ForbiddenError("Forbidden access")
-        await self._limit(info, "auth.change-password", [str(ctx.actor.user_id)])
+        await self._limit(info, "/api/auth/change-password", None)
         jwt, _ = await UsersService(ctx.runtime).change_password(ctx.actor.user_id, args)
         return await self._payload(ctx, jwt, ctx.actor.user_id)
 

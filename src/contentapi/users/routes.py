@@ -15,7 +15,7 @@ from starlette.responses import Response
 from contentapi.auth.actor import Actor, may
 from contentapi.auth.deps import require
 from contentapi.auth.permissions import PLUGIN
-from contentapi.auth.ratelimit import RateLimiter
+from contentapi.auth.ratelimit import RateLimiter, identifier_of
 from contentapi.errors import NotFoundError, UnauthorizedError
 from contentapi.query.ast import OffsetPagination, ReadQuery
 from contentapi.rest.body import read_json_object
@@ -79,17 +79,14 @@ def build_users_router(runtime: Runtime) -> APIRouter:
     async def login(request: Request) -> Response:
         await require(request, f"{PLUGIN}.auth.callback")
         body = await read_json_object(request)
-        raw_identifier = body.get("identifier")
-        identifier = raw_identifier if isinstance(raw_identifier, str) else ""
-        await limiter.hit("auth.local", _client_ip(request), [identifier])
+        await limiter.hit(request.url.path, _client_ip(request), identifier_of(body))
         return await auth_answer(request, *await users.login(body))
 
     @router.post("/auth/local/register")
     async def register(request: Request) -> Response:
         await require(request, f"{PLUGIN}.auth.register")
         body = await read_json_object(request)
-        targets = [str(body.get(key)) for key in ("email", "username") if body.get(key)]
-        await limiter.hit("auth.register", _client_ip(request), targets)
+        await limiter.hit(request.url.path, _client_ip(request), identifier_of(body))
         return await auth_answer(request, *await users.register(body))
 
     @router.post("/auth/change-password")
@@ -97,8 +94,8 @@ def build_users_router(runtime: Runtime) -> APIRouter:
         actor = await require(request, f"{PLUGIN}.auth.changePassword")
         if actor.user_id is None:
             raise UnauthorizedError("You must be authenticated to reset your password")
-        await limiter.hit("auth.change-password", _client_ip(request), [str(actor.user_id)])
         body = await read_json_object(request)
+        await limiter.hit(request.url.path, _client_ip(request), identifier_of(body))
         return await auth_answer(request, *await users.change_password(actor.user_id, body))
 
     # ---------------------------------------------------------------- users
