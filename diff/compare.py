@@ -28,7 +28,7 @@ from diff.seed import Ids
 __all__ = ["Answer", "Verdict", "compare"]
 
 TIMESTAMPS = {"createdAt", "updatedAt", "publishedAt"}
-UNIQUE_SORTS = {"title", "name", "slug", "id", "headline", "createdAt"}
+UNIQUE_SORTS = {"title", "name", "id"}  # never null, never equal in the data set
 
 
 @dataclass
@@ -220,14 +220,24 @@ def _drafts_removed(ours: Any, theirs: Any) -> bool:
     return strip(ours) == strip(theirs)
 
 
+def _sort_keys(sort: Any) -> list[str]:
+    """Every sorted path of a sort parameter in any notation (`a:asc,b`, arrays, objects)."""
+    if isinstance(sort, str):
+        return [part.split(":")[0].strip() for part in sort.split(",") if part.strip()]
+    if isinstance(sort, list):
+        return [key for item in sort for key in _sort_keys(item)]
+    if isinstance(sort, dict):
+        keys = []
+        for name, value in sort.items():
+            inner = _sort_keys(value) if isinstance(value, dict) else [""]
+            keys += [f"{name}.{k}" if k else name for k in inner]
+        return keys
+    return []
+
+
 def _sort_is_total(query: Query) -> bool:
-    sort = query.params.get("sort")
-    if sort is None:
-        return False
-    text = json.dumps(sort)
-    return any(
-        f'"{name}' in text or f",{name}" in text or f"{name}:" in text for name in UNIQUE_SORTS
-    )
+    """Whether the sort orders every entry (a top-level unique, never-null attribute in it)."""
+    return any(key in UNIQUE_SORTS for key in _sort_keys(query.params.get("sort")))
 
 
 def compare(
