@@ -99,8 +99,9 @@ def push_not(node: Filter, negate: bool = False) -> Filter:
     """Move every ``$not`` down to the comparisons, and into relation ``EXISTS`` sub-queries.
 
     Strapi joins related rows and negates per joined row, so ``$not`` over a deep filter means
-    "some related entry does not match" and an entry with no related entry never matches.
-    Pushing the negation inside the ``EXISTS`` gives exactly that.
+    "some related entry does not match". Pushing the negation inside the ``EXISTS`` gives
+    exactly that. An entry with no related entry gets one all-NULL row from Strapi's LEFT JOIN:
+    it matches when the pushed-down filter holds on that row (``[author][name][$null]=true``).
     """
     if isinstance(node, Not):
         return push_not(node.item, not negate)
@@ -111,8 +112,38 @@ def push_not(node: Filter, negate: bool = False) -> Filter:
     if isinstance(node, Through):
         if node.filter is None:
             return replace(node, negated=node.negated != negate)
-        return replace(node, filter=push_not(node.filter, negate))
+        through = replace(node, filter=push_not(node.filter, negate))
+        assert through.filter is not None
+        if _on_missing_row(through.filter) is True:
+            # Strapi's LEFT JOIN gives an entry without any related row one row of NULLs, and
+            # `[author][name][$null]=true` holds on it: such entries match too.
+            return Or((through, replace(node, filter=None, negated=True)))
+        return through
     return Not(node) if negate else node
+
+
+def _on_missing_row(node: Filter) -> bool | None:
+    """The SQL value (``None`` for unknown) of ``node`` on the all-NULL row that a LEFT JOIN
+    gives for a missing related row or component, as our operators compile it."""
+    if isinstance(node, Comparison):
+        if node.operator in ("$null", "$notNull"):
+            return bool(node.value) == (node.operator == "$null")
+        if node.value is None and node.operator in ("$eq", "$eqi", "$ne", "$nei"):
+            return node.operator in ("$eq", "$eqi")  # IS NULL / IS NOT NULL
+        if node.operator in ("$endsWith", "$endsWithi") and node.value == "":
+            return False  # compiled as IS NOT NULL
+        return None
+    if isinstance(node, Not):
+        inner = _on_missing_row(node.item)
+        return None if inner is None else not inner
+    if isinstance(node, And | Or):
+        values = [_on_missing_row(item) for item in node.items]
+        decisive = isinstance(node, Or)  # True decides an OR, False an AND
+        if decisive in values:
+            return decisive
+        return None if None in values else not decisive
+    # A relation of the missing row: no related entry either.
+    return node.negated if node.filter is None else False
 
 
 def _emptiness(node: Mapping[str, Any]) -> bool | None:

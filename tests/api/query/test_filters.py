@@ -155,6 +155,51 @@ async def test_filter_returns_the_expected_entries(ids, query, expected):
     assert await ids(query + "&pagination[pageSize]=100") == expected
 
 
+# `$null` through a relation or component also matches the entries without any related row:
+# the reference Strapi 4.25 (a LEFT JOIN) answered `filters[author][name][$null]=true` and
+# `[$notNull]=false` with the article without author, `[author][handle][$null]=true` and
+# `[author][profile][headline][$null]=true` with every article, `[$not][author][name][$null]`
+# with the ones having an author, `[$not][author][name][$notNull]=true` and a bare
+# `filters[author][name]` (null) with the one without, `[author][$or]` of `$null` and a name
+# with both, `$null` and `$eq` together with none, `[seo][metaTitle][$null]=true` and
+# `[links][label][$null]=true` with the articles without the component, and categories'
+# `[articles][title][$null]=true` with the category without articles.
+MISSING_ROW_CASES = [
+    ("filters[author][name][$null]=true", [4]),
+    ("filters[author][name][$notNull]=false", [4]),
+    ("filters[author][name][$null]=false", [1, 2, 3, 6]),
+    ("filters[author][name][$notNull]=true", [1, 2, 3, 6]),
+    ("filters[author][handle][$null]=true", [2, 4]),
+    ("filters[author][profile][headline][$null]=true", [2, 4]),
+    ("filters[author][profile][headline][$notNull]=true", [1, 3, 6]),
+    ("filters[$not][author][name][$null]=true", [1, 2, 3, 6]),
+    ("filters[$not][author][name][$notNull]=true", [4]),
+    ("filters[author][name][$not][$null]=true", [1, 2, 3, 6]),
+    ("filters[author][name]", [4]),
+    ("filters[author][name][$eq]", [4]),
+    ("filters[author][$or][0][name][$null]=true&filters[author][$or][1][name]=Bob", [2, 4]),
+    ("filters[author][name][$null]=true&filters[author][name][$eq]=Bob", []),
+    ("filters[author][name][$eq]=Bob", [2]),
+    ("filters[$not][author][name][$eq]=Bob", [1, 3, 6]),
+    ("filters[categories][name][$null]=true", [6]),
+    ("filters[seo][metaTitle][$null]=true", [2, 3, 4, 6]),
+    ("filters[seo][keywords][label][$null]=true", [2, 3, 4, 6]),
+    ("filters[links][label][$null]=true", [2, 3, 4, 6]),
+    ("filters[links][label][$notNull]=false", [2, 3, 4, 6]),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"), MISSING_ROW_CASES, ids=[c[0] for c in MISSING_ROW_CASES]
+)
+async def test_null_through_a_relation_matches_entries_without_related_rows(ids, query, expected):
+    assert await ids(query) == expected
+
+
+async def test_null_through_the_inverse_side_finds_categories_without_articles(ids):
+    assert await ids("filters[articles][title][$null]=true", "categories") == [4]
+
+
 def _items(name: str, operator: str, *values: str) -> str:
     return "&".join(f"filters[{name}][{operator}][{i}]={v}" for i, v in enumerate(values))
 
