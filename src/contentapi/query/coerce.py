@@ -1,11 +1,13 @@
 """Query-string values → typed values for comparison with a column of a given attribute type.
 
 Query strings carry text; GraphQL carries JSON. Both arrive here and leave as the Python value
-the column holds, or a ``ValidationError`` naming the filter path.
+the column holds, or a ``ValidationError`` with Strapi's bare message (no path: Strapi's
+``details`` stay empty for these).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from contentapi.errors import ValidationError
@@ -15,6 +17,17 @@ __all__ = ["coerce_boolean", "coerce_filter_value", "loose_boolean"]
 
 _TRUE = {"true", "t", "1"}
 _FALSE = {"false", "f", "0"}
+_DATE_FORMAT = "Invalid format, expected yyyy-MM-dd"
+_DATE_OUT_OF_FORMAT = re.compile(
+    r"^\d{4}-(?!(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])$)\d{2}-\d{2}$"
+)
+#: Strapi answers 500 for a filter value that is not a number; ours say what was expected.
+_NUMBERS = {
+    "integer": "Invalid format, expected an integer",
+    "biginteger": "Invalid format, expected an integer",
+    "float": "Invalid format, expected a number",
+    "decimal": "Invalid format, expected a number",
+}
 
 
 def coerce_boolean(raw: Any, where: str) -> bool:
@@ -51,7 +64,16 @@ def coerce_filter_value(kind: str, raw: Any, where: str) -> Any:
         raise ValidationError(f"Invalid value for {where}: only $null and $notNull apply to {kind}")
     if kind in ("string", "text", "richtext", "email", "uid", "enumeration", "password"):
         return str(raw)
+    if kind == "date" and isinstance(raw, str) and _DATE_OUT_OF_FORMAT.match(raw.strip()):
+        # Strapi's format check knows months 01-12 and days 01-31: `2024-13-01` is a format
+        # error, `2024-02-30` an "Invalid date".
+        raise ValidationError(_DATE_FORMAT)
     try:
         return parse_value(kind, raw)
     except ValueError as problem:
-        raise ValidationError(f"Invalid value for {where}: {problem}") from problem
+        if kind in _NUMBERS:
+            raise ValidationError(_NUMBERS[kind]) from problem
+        # Strapi's bare message: `filters[eventDate][$eq]=x` → "Invalid format, expected
+        # yyyy-MM-dd", `2024-02-30` → "Invalid date", a bad time "Invalid time format, expected
+        # HH:mm:ss.SSS", a bad datetime "Invalid format, expected a timestamp or an ISO date".
+        raise ValidationError(str(problem)) from problem
