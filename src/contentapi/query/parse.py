@@ -421,6 +421,10 @@ class QueryParser:
     def sort(self, model: Model, value: Any) -> tuple[SortKey, ...]:
         keys: list[SortKey] = []
         items = [value] if isinstance(value, Mapping) and not _indexed(value) else _as_list(value)
+        if any(isinstance(i, str) for i in items) and any(isinstance(i, Mapping) for i in items):
+            # Strapi reads an array mixing strings and objects (`sort[0]=title&sort[1][views]=
+            # desc`) as an object, whose first key "0" is no attribute.
+            raise invalid_parameter("0")
         for item in items:
             if isinstance(item, str):
                 for part in item.split(","):

@@ -44,6 +44,11 @@ INVALID = [
     ("sort=blocks", "Invalid parameter blocks"),
     ("sort=metadata", None),
     ("sort[title]=up", None),
+    # The reference Strapi 4.25's answer to an array mixing strings and objects
+    ("sort[0]=title&sort[1][views]=desc", "Invalid parameter 0"),
+    ("sort[0][views]=desc&sort[1]=title", "Invalid parameter 0"),
+    ("sort[0]=title&sort[1][author][name]=desc", "Invalid parameter 0"),
+    ("sort[0]=nope&sort[1][views]=desc", "Invalid parameter 0"),
     ("fields[0]=nope", "Invalid parameter nope"),
     ("fields[0]=author", "Invalid parameter author"),
     ("fields[0]=seo", "Invalid parameter seo"),

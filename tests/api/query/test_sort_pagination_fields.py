@@ -13,6 +13,8 @@ SORTS = [
     ("sort=readingTime:desc,title:asc", [6, 2, 4, 1, 3]),
     ("sort=readingTime:desc, title:asc", [6, 2, 4, 1, 3]),
     ("sort[0][title]=desc", [4, 2, 6, 1, 3]),
+    ("sort[0][readingTime]=desc&sort[1][title]=asc", [6, 2, 4, 1, 3]),
+    ("sort[0]=readingTime:desc&sort[1]=title:asc", [6, 2, 4, 1, 3]),
     ("sort[title]=desc", [4, 2, 6, 1, 3]),
     ("sort[0]=title:asc&sort[1]=title:desc", [3, 1, 6, 2, 4]),
     ("sort=readingTime", [3, 1, 4, 2, 6]),  # NULLS LAST ascending
