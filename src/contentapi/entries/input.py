@@ -40,6 +40,7 @@ __all__ = [
     "MediaWrite",
     "ModelWrite",
     "parse_entry_input",
+    "valid_email",
 ]
 
 Path = tuple[str | int, ...]
@@ -53,6 +54,13 @@ _EMAIL = re.compile(
     rf"[a-z\u00A0-\uD7FF])$",
     re.IGNORECASE,
 )
+
+
+def valid_email(text: str) -> bool:
+    """yup's ``string().email()`` test."""
+    return _EMAIL.match(text) is not None
+
+
 UID_PATTERN = "^[A-Za-z0-9-_.~]*$"
 _UID = re.compile(UID_PATTERN)
 #: Columns that are ``varchar(255)``; longer values would fail in PostgreSQL.

@@ -11,7 +11,17 @@ import json
 import math
 from typing import Any
 
-__all__ = ["MESSAGES", "print_value"]
+from contentapi.errors import ApplicationError
+
+__all__ = ["MESSAGES", "RequestError", "print_value"]
+
+
+class RequestError(ApplicationError):
+    """Strapi's ``ApplicationError`` as its controllers throw it at a bad request: status 400,
+    name ``ApplicationError`` (``locale is already used``, ``Email already taken``)."""
+
+    status = 400
+
 
 MESSAGES = {
     "required": "{path} must be defined.",

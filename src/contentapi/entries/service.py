@@ -28,6 +28,7 @@ from contentapi.entries.localization import (
     non_localized,
     sync_non_localized,
 )
+from contentapi.entries.messages import RequestError
 from contentapi.entries.nested import full_populate, ids_only
 from contentapi.entries.writer import Writer
 from contentapi.errors import NotFoundError, ValidationError
@@ -42,6 +43,9 @@ __all__ = ["Entry", "EntryService", "Page"]
 Columns = list[tuple[str, str]]
 
 Entry = dict[str, Any]
+
+#: Strapi's ``NotFoundError()`` default message, which the i18n plugin's handler answers.
+ENTITY_NOT_FOUND = "Entity not found"
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,15 +222,20 @@ class EntryService:
     async def create_localization(
         self, uid: str, source_id: int, data: Any, query: ReadQuery | None = None
     ) -> Entry:
-        """``POST /api/P/:id/localizations``: a draft in another locale, linked to the group."""
+        """``POST /api/P/:id/localizations``: a draft in another locale, linked to the group.
+
+        Checked in Strapi's order (i18n ``createCreateLocalizationHandler``): the entry exists
+        (404 ``Entity not found``), then ``locale is missing`` / ``is invalid`` / ``is already
+        used`` in its group (400 ``ApplicationError``), then the data as for a create.
+        """
         content_type = self.content_type(uid)
         if not content_type.localized:
             raise ValidationError(f"{content_type.display_name} is not localized")
         if not isinstance(data, Mapping):
             raise ValidationError("The request body must be a JSON object")
         locale = data.get("locale")
-        if locale not in self.locales:
-            raise ValidationError("This locale doesn't exist")
+        async with self.database.read() as conn:
+            await self._check_new_locale(conn, content_type, source_id, locale)
         shared = non_localized(content_type)
         write = parse_entry_input(
             content_type,
@@ -240,11 +249,9 @@ class EntryService:
         table = self.tables.entity(uid)
         async with self._writing() as conn:
             if not await self._lock_entry(conn, content_type, source_id):
-                raise NotFoundError()
-            members = [source_id, *await group_ids(conn, self.tables, content_type, source_id)]
-            used = await conn.execute(select(table.c.locale).where(table.c.id.in_(members)))
-            if locale in {row.locale for row in used}:
-                raise ValidationError("This locale is already used")
+                raise NotFoundError(ENTITY_NOT_FOUND)
+            # Again under the lock: a concurrent request may have taken the locale meanwhile.
+            members = await self._check_new_locale(conn, content_type, source_id, locale)
             if shared:
                 source = (
                     (
@@ -261,6 +268,28 @@ class EntryService:
             entry_id = await self.writer.insert_row(conn, content_type, write)
             await link_group(conn, self.tables, content_type, entry_id, members)
             return await self._read_back_existing(conn, content_type, entry_id, query)
+
+    async def _check_new_locale(
+        self, conn: AsyncConnection, content_type: ContentType, source_id: int, locale: Any
+    ) -> list[int]:
+        """The entry and its group's members, when ``locale`` may be added to the group."""
+        table = self.tables.entity(content_type.uid)
+        found = await conn.execute(select(table.c.locale).where(table.c.id == source_id))
+        source = found.first()
+        if source is None:
+            raise NotFoundError(ENTITY_NOT_FOUND)
+        if locale is None:
+            raise RequestError("locale is missing")
+        if locale not in self.locales:
+            raise RequestError("locale is invalid")
+        others = await group_ids(conn, self.tables, content_type, source_id)
+        used = {source.locale}
+        if others:
+            rows = await conn.execute(select(table.c.locale).where(table.c.id.in_(others)))
+            used |= {row.locale for row in rows}
+        if locale in used:
+            raise RequestError("locale is already used")
+        return [source_id, *others]
 
     async def delete(self, uid: str, entry_id: int, query: ReadQuery | None = None) -> Entry:
         content_type = self.content_type(uid)

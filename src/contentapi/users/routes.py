@@ -25,6 +25,7 @@ from contentapi.runtime import Runtime
 from contentapi.schema.builtin import USER_UID
 from contentapi.users.roles import RolesService
 from contentapi.users.service import UsersService
+from contentapi.users.validation import validate_create_body
 
 __all__ = ["build_users_router"]
 
@@ -121,6 +122,7 @@ def build_users_router(runtime: Runtime) -> APIRouter:
         if request.method == "POST":
             actor = await require(request, f"{PLUGIN}.user.create")
             body = await read_json_object(request)
+            validate_create_body(body)
             created = await users.create(body, _user_query(request, actor, listing=False))
             return OrjsonResponse(_user(request, created), status_code=201)
         actor = await require(request, f"{PLUGIN}.user.find")

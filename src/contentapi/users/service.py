@@ -17,8 +17,8 @@ from contentapi.auth.jwt import issue_jwt
 from contentapi.auth.passwords import hash_password, needs_rehash, verify_password
 from contentapi.auth.permissions import role_id_of_type
 from contentapi.entries import EntryService
-from contentapi.entries.messages import MESSAGES
-from contentapi.errors import FieldError, ValidationError
+from contentapi.entries.messages import MESSAGES, RequestError
+from contentapi.errors import FieldError, NotFoundError, ValidationError
 from contentapi.query.ast import ReadQuery
 from contentapi.runtime import Runtime
 from contentapi.schema.builtin import USER_UID
@@ -147,13 +147,19 @@ class UsersService:
         return self.issue(user_id), user
 
     async def create(self, body: Mapping[str, Any], query: ReadQuery) -> dict[str, Any]:
-        """``POST /api/users``: an administrator's create (role, confirmed, blocked allowed)."""
+        """``POST /api/users``: an administrator's create (role, confirmed, blocked allowed).
+
+        The REST route checks the body as Strapi 4.25 does first (``users.validation``, which
+        requires ``role``); GraphQL's ``createUsersPermissionsUser`` still falls back to the
+        default role here.
+        """
         values = _required_strings(body, ("username", "email", "password"))
-        if await self._taken(values["email"], None, None):
-            raise ValidationError("Email already taken")
+        email = values["email"].lower()
+        if await self._taken(email, None, None):
+            raise RequestError("Email already taken")
         if await self._taken(None, values["username"], None):
-            raise ValidationError("Username already taken")
-        data = {**body, "email": values["email"].lower()}
+            raise RequestError("Username already taken")
+        data = {**body, "email": email}
         data.setdefault("provider", "local")
         data.setdefault("confirmed", False)
         if data.get("role") is None:
@@ -163,14 +169,21 @@ class UsersService:
     async def update(
         self, user_id: int, body: Mapping[str, Any], query: ReadQuery
     ) -> dict[str, Any]:
-        """``PUT /api/users/:id``."""
+        """``PUT /api/users/:id``: an unknown id is ``User not found`` before the body counts."""
+        async with self.runtime.database.read() as conn:
+            found = await conn.execute(select(self.users.c.id).where(self.users.c.id == user_id))
+            if found.first() is None:
+                raise NotFoundError("User not found")
         data = dict(body)
         if isinstance(data.get("email"), str):
             data["email"] = data["email"].lower()
             if await self._taken(data["email"], None, user_id):
-                raise ValidationError("Email already taken")
+                raise RequestError("Email already taken")
         if isinstance(data.get("username"), str) and await self._taken(
             None, data["username"], user_id
         ):
-            raise ValidationError("Username already taken")
-        return await self.entries.update(USER_UID, user_id, data, query)
+            raise RequestError("Username already taken")
+        try:
+            return await self.entries.update(USER_UID, user_id, data, query)
+        except NotFoundError:  # deleted meanwhile
+            raise NotFoundError("User not found") from None

@@ -95,37 +95,56 @@ async def test_third_localization_links_to_the_whole_group(start_app, admin):
     } == {"fr", "de"}
 
 
+def _error(status: int, name: str, message: str) -> dict:
+    return {
+        "data": None,
+        "error": {"status": status, "name": name, "message": message, "details": {}},
+    }
+
+
 async def test_localization_errors(client, admin):
+    """As the reference Strapi 4.25 answered: the entry first (404), then the locale (400
+    ``ApplicationError``), whether it is the source's own or another member's."""
     source = (
         await client.post("/api/articles", json={"data": {"title": "Hello"}}, headers=admin)
     ).json()["data"]
-    unknown = await client.post(
-        f"/api/articles/{source['id']}/localizations",
-        json={"locale": "xx", "title": "?"},
+    url = f"/api/articles/{source['id']}/localizations"
+    french = await client.post(url, json={"locale": "fr", "title": "Bonjour"}, headers=admin)
+    assert french.status_code == 200, french.text
+    cases = [
+        (url, {"locale": "fr", "title": "Encore"}, 400, "locale is already used"),
+        (url, {"locale": "en", "title": "Same"}, 400, "locale is already used"),
+        (url, {"locale": "xx", "title": "?"}, 400, "locale is invalid"),
+        (url, {"locale": None, "title": "?"}, 400, "locale is missing"),
+        (url, {"title": "No locale"}, 400, "locale is missing"),
+        ("/api/articles/999/localizations", {"locale": "xx", "title": "x"}, 404, None),
+    ]
+    for path, body, status, message in cases:
+        response = await client.post(path, json=body, headers=admin)
+        expected = (
+            _error(404, "NotFoundError", "Entity not found")
+            if status == 404
+            else _error(400, "ApplicationError", message)
+        )
+        assert response.json() == expected, body
+        assert response.status_code == status
+    # The French localization's own group: English is used there too.
+    from_french = await client.post(
+        f"/api/articles/{french.json()['id']}/localizations",
+        json={"locale": "en", "title": "Back"},
         headers=admin,
     )
-    assert (
-        unknown.status_code == 400
-        and unknown.json()["error"]["message"] == "This locale doesn't exist"
-    )
-    used = await client.post(
-        f"/api/articles/{source['id']}/localizations",
-        json={"locale": "en", "title": "again"},
-        headers=admin,
-    )
-    assert (
-        used.status_code == 400 and used.json()["error"]["message"] == "This locale is already used"
-    )
-    missing = await client.post(
-        "/api/articles/999/localizations", json={"locale": "fr", "title": "x"}, headers=admin
-    )
-    assert missing.status_code == 404
+    assert from_french.json() == _error(400, "ApplicationError", "locale is already used")
+    other = (
+        await client.post("/api/articles", json={"data": {"title": "Other"}}, headers=admin)
+    ).json()["data"]
     invalid = await client.post(
-        f"/api/articles/{source['id']}/localizations",
+        f"/api/articles/{other['id']}/localizations",
         json={"locale": "fr", "title": "ab", "publishedAt": "2024-01-01"},
         headers=admin,
     )
     assert invalid.status_code == 400  # localized fields are validated like a create
+    assert invalid.json()["error"]["name"] == "ValidationError"
     # An unknown locale on a read is only a filter value (CONTRACT §8, "kept").
     listed = await client.get("/api/articles?locale=xx", headers=admin)
     assert listed.status_code == 200 and listed.json()["data"] == []

@@ -133,17 +133,19 @@ async def test_users_routes_shapes(client, admin):
         await client.get("/api/users?filters[password][$null]=false", headers=admin)
     ).status_code == 400
     assert (await client.get("/api/users?sort=password", headers=admin)).status_code == 400
+    roles = (await client.get("/api/users-permissions/roles", headers=admin)).json()["roles"]
+    role = next(r["id"] for r in roles if r["type"] == "authenticated")
     created = await client.post(
         "/api/users",
         headers=admin,
-        json={"username": "cyd", "email": "CY@x.io", "password": "secret12"},
+        json={"username": "cyd", "email": "CY@x.io", "password": "secret12", "role": role},
     )
     assert created.status_code == 201, created.text
     assert created.json()["email"] == "cy@x.io"
     taken = await client.post(
         "/api/users",
         headers=admin,
-        json={"username": "cyd", "email": "c2@x.io", "password": "secret12"},
+        json={"username": "cyd", "email": "c2@x.io", "password": "secret12", "role": role},
     )
     assert taken.json()["error"]["message"] == "Username already taken"
     updated = await client.put(
