@@ -18,7 +18,25 @@ from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
-__all__ = ["Database", "StatementCounter"]
+__all__ = ["Database", "StatementCounter", "pg_lower"]
+
+#: The SQL name of ``pg_lower`` on SQLite connections.
+SQLITE_LOWER = "pg_lower"
+
+
+def pg_lower(text: str | None) -> str | None:
+    """Lower case as PostgreSQL's ``lower()`` in a UTF-8 database: one character at a time
+    (Unicode's simple mapping): capital sigma U+03A3 is always U+03C3 (never the final U+03C2
+    Python's ``str.lower`` may give), U+1E9E becomes U+00DF and U+0130 a plain ``i``. SQLite's
+    own ``lower()`` folds ASCII only; this function is registered on every SQLite connection
+    under ``SQLITE_LOWER``, and folds filter values on both databases."""
+    if text is None:
+        return None
+    return "".join(_SPECIAL_LOWER.get(c) or c.lower() for c in text)
+
+
+#: Characters whose full lower-case mapping (Python's) has several characters.
+_SPECIAL_LOWER = {"\u0130": "i"}
 
 
 class StatementCounter:
@@ -105,6 +123,7 @@ class Database:
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA busy_timeout=30000")
             cursor.close()
+            dbapi_connection.create_function(SQLITE_LOWER, 1, pg_lower, deterministic=True)
 
         @event.listens_for(sync_engine, "begin")
         def _sqlite_begin(conn: Any) -> None:

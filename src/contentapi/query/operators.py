@@ -17,6 +17,8 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, and_, func, not_
 from sqlalchemy.sql.elements import ColumnElement as Column
 
+from contentapi.db.engine import SQLITE_LOWER, pg_lower
+
 __all__ = ["LOGICAL", "OPERATORS", "STRING_KINDS", "Operator"]
 
 Shape = Literal["scalar", "list", "pair", "boolean"]
@@ -42,13 +44,25 @@ def _position(column: Column[Any], value: str, dialect: str) -> ColumnElement[An
     return func.instr(column, value)
 
 
-def _fold(column: Column[Any], value: str, insensitive: bool) -> tuple[Column[Any], str]:
-    return (func.lower(column), value.lower()) if insensitive else (column, value)
+def _lower(column: Column[Any], dialect: str) -> ColumnElement[Any]:
+    """PostgreSQL's ``lower()``; on SQLite the same folding, registered by ``db.engine``
+    (SQLite's ``lower()`` leaves ``É`` alone: `$containsi=é` must find `Éditions`)."""
+    if dialect == "postgresql":
+        return func.lower(column)
+    return getattr(func, SQLITE_LOWER)(column)
+
+
+def _fold(
+    column: Column[Any], value: str, insensitive: bool, dialect: str
+) -> tuple[Column[Any], str]:
+    if not insensitive:
+        return column, value
+    return _lower(column, dialect), pg_lower(value) or ""
 
 
 def _contains(insensitive: bool) -> Builder:
     def build(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
-        folded, text = _fold(column, str(value), insensitive)
+        folded, text = _fold(column, str(value), insensitive, dialect)
         return _position(folded, text, dialect) > 0
 
     return build
@@ -56,7 +70,7 @@ def _contains(insensitive: bool) -> Builder:
 
 def _starts(insensitive: bool) -> Builder:
     def build(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
-        folded, text = _fold(column, str(value), insensitive)
+        folded, text = _fold(column, str(value), insensitive, dialect)
         return func.substr(folded, 1, len(text)) == text
 
     return build
@@ -64,7 +78,7 @@ def _starts(insensitive: bool) -> Builder:
 
 def _ends(insensitive: bool) -> Builder:
     def build(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
-        folded, text = _fold(column, str(value), insensitive)
+        folded, text = _fold(column, str(value), insensitive, dialect)
         if not text:
             return folded.is_not(None)
         return func.substr(folded, func.length(folded) - len(text) + 1) == text
@@ -98,7 +112,8 @@ def _ne(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
 def _eqi(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
     if value is None:
         return column.is_(None)
-    return func.lower(column) == str(value).lower()
+    folded, text = _fold(column, str(value), True, dialect)
+    return folded == text
 
 
 def _null(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
