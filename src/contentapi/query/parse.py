@@ -277,11 +277,11 @@ class QueryParser:
             if not isinstance(item, str):
                 raise ValidationError("Invalid fields parameter")
             names.extend(part.strip() for part in item.split(",") if part.strip())
+        for name in names:  # beside `*` too: `fields[0]=*&fields[1]=bogus` is a 400 in Strapi
+            if name != "*" and scalar_field(model, name) is None:
+                raise invalid_parameter(name)
         if not names or "*" in names:
             return None
-        for name in names:
-            if scalar_field(model, name) is None:
-                raise invalid_parameter(name)
         return tuple(dict.fromkeys(names))
 
     # ------------------------------------------------------------ filters

@@ -183,6 +183,8 @@ FIELDS = [
     ("fields[0]=title&fields[1]=readingTime&fields[2]=title", {"title", "readingTime"}),
     ("fields=*", None),
     ("fields[0]=*", None),
+    ("fields[0]=*&fields[1]=title", None),
+    ("fields=*,title", None),
     ("fields[0]=id", set()),
     ("fields[0]=createdAt&fields[1]=locale", {"createdAt", "locale"}),
 ]
