@@ -35,6 +35,7 @@ from contentapi.schema.builtin import ROLE_UID, USER_UID
 from contentapi.schema.registry import Registry
 from contentapi.users.roles import RolesService
 from contentapi.users.service import UsersService
+from contentapi.users.validation import validate_create_body
 
 __all__ = ["UsersPermissionsFields"]
 
@@ -252,7 +253,9 @@ class UsersPermissionsFields:
         ctx.authorize(f"{PLUGIN}.user.create")
         selection = self.users_crud._selection(info, "response")
         query = ReadQuery(fields=tuple(selection.fields), populate=selection.populate)
-        entry = await UsersService(ctx.runtime).create(input_data(data), query)
+        body = input_data(data)
+        validate_create_body(body)  # Strapi's GraphQL runs the REST controller's checks
+        entry = await UsersService(ctx.runtime).create(body, query)
         return self.users_crud._respond(info, selection, entry)
 
     async def update_user(self, _parent: Any, info: GraphQLResolveInfo, id: str, data: dict) -> Any:

@@ -33,10 +33,13 @@ async def test_upload_file_shadow_crud(app, client):
 
 
 async def test_single_user_and_role_queries_and_updates(app, client):
+    from tests.api.graphql.test_users import _authenticated_role
+
+    role_id = await _authenticated_role(client)
     await gql(
         client,
         'mutation { createUsersPermissionsUser(data: {username: "morpheus", '
-        'email: "m@x.io", password: "secret123"}) { data { id } } }',
+        f'email: "m@x.io", password: "secret123", role: "{role_id}"}}) {{ data {{ id }} }} }}',
     )
     user = await gql(
         client,

@@ -99,11 +99,31 @@ async def test_email_flows_answer_a_clear_error(app, client):
     assert body["errors"][0]["extensions"]["code"] == "STRAPI_APPLICATION_ERROR"
 
 
+async def _authenticated_role(client) -> str:
+    roles = await gql(
+        client, '{ usersPermissionsRoles(filters: {type: {eq: "authenticated"}}) { data { id } } }'
+    )
+    return roles["data"]["usersPermissionsRoles"]["data"][0]["id"]
+
+
+async def test_create_user_needs_a_role_as_strapi_says(app, client):
+    body = await gql(
+        client,
+        'mutation { createUsersPermissionsUser(data: {username: "trin", email: "t@x.io", '
+        'password: "secret123"}) { data { id } } }',
+    )
+    assert body["data"] is None
+    assert body["errors"][0]["message"] == "role is a required field"
+    assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+
+
 async def test_user_and_role_crud(app, client, admin):
+    role_id = await _authenticated_role(client)
     created = await gql(
         client,
         'mutation { createUsersPermissionsUser(data: {username: "trin", email: "t@x.io", '
-        'password: "secret123", confirmed: true}) { data { id attributes { username email '
+        f'password: "secret123", confirmed: true, role: "{role_id}"}}) '
+        "{ data { id attributes { username email "
         "confirmed role { data { attributes { type } } } } } } }",
     )
     assert created["data"]["createUsersPermissionsUser"]["data"] == {
