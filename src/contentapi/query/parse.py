@@ -207,7 +207,16 @@ class QueryParser:
 
     def entry_query(self, content_type: ContentType, params: Mapping[str, Any]) -> ReadQuery:
         """Single-entry routes (``GET/PUT/DELETE /api/P/:id``, ``POST``, single types): only
-        ``fields``, ``populate``, ``publicationState`` and ``locale`` apply."""
+        ``fields``, ``populate``, ``publicationState`` and ``locale`` apply.
+
+        ``filters`` and ``sort`` are checked all the same and then ignored, as Strapi 4.25
+        does (``GET /api/articles/9?filters[nosuchfield][$eq]=x`` is a 400 there, while a valid
+        filter that the entry does not match still answers the entry).
+        """
+        if "filters" in params:
+            self.filters(content_type, params["filters"])
+        if "sort" in params:
+            self.sort(content_type, params["sort"])
         return ReadQuery(
             publication_state=self.publication_state(params.get("publicationState")),
             locale=self.locale(content_type, params.get("locale")),
@@ -381,7 +390,8 @@ class QueryParser:
     def _comparison(self, column: str, kind: str, operator: str, value: Any, where: str) -> Filter:
         spec = OPERATORS.get(operator)
         if spec is None:
-            raise ValidationError(f"Invalid operator {operator} at {where}")
+            # Strapi's message (it names the operator only: `Invalid parameter $bogus`)
+            raise invalid_parameter(operator)
         many = isinstance(value, list) or (isinstance(value, Mapping) and _indexed(value))
         if spec.shape == "scalar" and many and value:
             # Strapi: an array given to a non-array operator is the OR of the operator on each

@@ -16,7 +16,8 @@ INVALID = [
     ("filters[author][password][$eq]=x", "Invalid parameter password"),
     ("filters[author][email][$eq]=x", "Invalid parameter email"),
     ("filters[$or][0][nope]=1", "Invalid parameter nope"),
-    ("filters[title][$bogus]=1", None),
+    ("filters[title][$bogus]=1", "Invalid parameter $bogus"),
+    ("filters[id][$bogus]=1", "Invalid parameter $bogus"),
     ("filters[title][$EQ]=1", None),
     ("filters[$foo]=1", "Invalid parameter $foo"),
     ("filters[blocks][body]=x", "Invalid parameter blocks"),
@@ -148,10 +149,27 @@ async def test_invalid_filter_value_has_strapis_bare_message(api, query, message
     )
 
 
-@pytest.mark.parametrize("query", ["fields[0]=nope", "populate[nope]=true", "publicationState=x"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "fields[0]=nope",
+        "populate[nope]=true",
+        "publicationState=x",
+        "filters[nosuchfield][$eq]=x",
+        "filters[id][$bogus]=1",
+        "sort=nosuch",
+    ],
+)
 async def test_single_entry_routes_validate_their_parameters(api, query):
     status, body = await api(f"/api/articles/1?{query}")
     assert status == 400 and body["error"]["name"] == "ValidationError"
+
+
+@pytest.mark.parametrize("query", ["filters[title][$eq]=nomatch", "sort=title:desc"])
+async def test_single_entry_routes_ignore_valid_filters_and_sort(api, query):
+    """As Strapi 4.25: checked, then ignored (the entry is answered even if it does not match)."""
+    status, body = await api(f"/api/articles/1?{query}")
+    assert status == 200 and body["data"]["id"] == 1
 
 
 URL_SAFE = "[]$*.:,%=&+-_~!'()"
