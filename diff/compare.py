@@ -280,6 +280,10 @@ def compare(
         ids_a = [e.get("id") for e in data_a if isinstance(e, dict)]
         ids_b = [e.get("id") for e in data_b if isinstance(e, dict)]
         if ids_a != ids_b:
+            if "sort" not in query.params:
+                ours_ids = [ours_n.ids.by_key.get(query.kind, {}).get(k, -1) for k in ids_a]
+                if ours_ids != sorted(ours_ids):
+                    return Verdict(False, "order without sort not by id", "", str(ids_a[:8]))
             if sorted(map(str, ids_a)) == sorted(map(str, ids_b)) and not _sort_is_total(query):
                 return Verdict(False, "order", "§8: no sort / ties → id ascending", "")
             if "pagination" in query.params and not _sort_is_total(query):
@@ -296,12 +300,30 @@ def compare(
         return Verdict(
             False, kind, "§8: fields with a join returns exactly the fields asked", detail
         )
+    relation_sorts = [k for k in _sort_keys(query.params.get("sort")) if "." in k]
+    if any(
+        detail.startswith(f".data[") and f"].attributes.{k.rsplit('.', 1)[1]}:" in detail
+        for k in relation_sorts
+    ):
+        # Strapi joins the related table for the sort and its column overwrites the entry's
+        # own attribute of the same name (`sort=parent.description` answers the parent's
+        # description as the category's).
+        return Verdict(False, kind, "§8: fields with a join (the join's column overwrites)", detail)
     if ".attributes.size" in detail and any(
         name in detail for name in (".cover.", ".gallery.", ".file.", ".avatar.")
     ):
         # Strapi re-encodes uploaded images with sharp (its sizeOptimization) and records the
         # re-encoded size; we store the bytes received. Not a query difference.
         return Verdict(False, kind, "upload: Strapi stores images re-encoded by sharp", detail)
+    relation_sorts = [k for k in _sort_keys(query.params.get("sort")) if "." in k]
+    if any(
+        detail.startswith(f".data[") and f"].attributes.{k.rsplit('.', 1)[1]}:" in detail
+        for k in relation_sorts
+    ):
+        # Strapi joins the related table for the sort and its column overwrites the entry's
+        # own attribute of the same name (`sort=parent.description` answers the parent's
+        # description as the category's).
+        return Verdict(False, kind, "§8: fields with a join (the join's column overwrites)", detail)
     if ".attributes.size" in detail and any(
         name in detail for name in (".cover.", ".gallery.", ".file.", ".avatar.")
     ):

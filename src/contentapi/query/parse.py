@@ -216,7 +216,12 @@ class QueryParser:
         if "filters" in params:
             self.filters(content_type, params["filters"])
         if "sort" in params:
-            self.sort(content_type, params["sort"])
+            try:
+                self.sort(content_type, params["sort"])
+            except ValidationError as error:
+                # Strapi checks the sorted names there, not the directions (never applied).
+                if not error.message.startswith("Invalid sort direction"):
+                    raise
         return ReadQuery(
             publication_state=self.publication_state(params.get("publicationState")),
             locale=self.locale(content_type, params.get("locale")),
