@@ -302,7 +302,7 @@ def compare(
         )
     relation_sorts = [k for k in _sort_keys(query.params.get("sort")) if "." in k]
     if any(
-        detail.startswith(f".data[") and f"].attributes.{k.rsplit('.', 1)[1]}:" in detail
+        detail.startswith(".data[") and f"].attributes.{k.rsplit('.', 1)[1]}:" in detail
         for k in relation_sorts
     ):
         # Strapi joins the related table for the sort and its column overwrites the entry's
@@ -317,7 +317,7 @@ def compare(
         return Verdict(False, kind, "upload: Strapi stores images re-encoded by sharp", detail)
     relation_sorts = [k for k in _sort_keys(query.params.get("sort")) if "." in k]
     if any(
-        detail.startswith(f".data[") and f"].attributes.{k.rsplit('.', 1)[1]}:" in detail
+        detail.startswith(".data[") and f"].attributes.{k.rsplit('.', 1)[1]}:" in detail
         for k in relation_sorts
     ):
         # Strapi joins the related table for the sort and its column overwrites the entry's
