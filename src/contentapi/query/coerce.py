@@ -52,6 +52,13 @@ def loose_boolean(raw: Any) -> bool:
     return str(raw).strip().lower() not in _FALSE | {""}
 
 
+class InvalidFilterValue(ValidationError):
+    """A filter value out of its attribute's format. Strapi casts values only after checking
+    every key of the query (filters, sort, fields, populate), so the parser raises this one
+    after those checks (``filters[reviewedAt][$ne]=a&fields[0]=nosuchfield`` is
+    ``Invalid parameter nosuchfield``)."""
+
+
 def coerce_filter_value(kind: str, raw: Any, where: str) -> Any:
     """A filter value of an attribute of type ``kind``; ``None`` stays ``None``."""
     if raw is None:
@@ -67,13 +74,13 @@ def coerce_filter_value(kind: str, raw: Any, where: str) -> Any:
     if kind == "date" and isinstance(raw, str) and _DATE_OUT_OF_FORMAT.match(raw.strip()):
         # Strapi's format check knows months 01-12 and days 01-31: `2024-13-01` is a format
         # error, `2024-02-30` an "Invalid date".
-        raise ValidationError(_DATE_FORMAT)
+        raise InvalidFilterValue(_DATE_FORMAT)
     try:
         return parse_value(kind, raw)
     except ValueError as problem:
         if kind in _NUMBERS:
-            raise ValidationError(_NUMBERS[kind]) from problem
+            raise InvalidFilterValue(_NUMBERS[kind]) from problem
         # Strapi's bare message: `filters[eventDate][$eq]=x` → "Invalid format, expected
         # yyyy-MM-dd", `2024-02-30` → "Invalid date", a bad time "Invalid time format, expected
         # HH:mm:ss.SSS", a bad datetime "Invalid format, expected a timestamp or an ISO date".
-        raise ValidationError(str(problem)) from problem
+        raise InvalidFilterValue(str(problem)) from problem

@@ -34,7 +34,7 @@ from contentapi.query.ast import (
     SortKey,
     Through,
 )
-from contentapi.query.coerce import coerce_filter_value, loose_boolean
+from contentapi.query.coerce import InvalidFilterValue, coerce_filter_value, loose_boolean
 from contentapi.query.fields import invalid_parameter, scalar_field
 from contentapi.query.operators import LOGICAL, OPERATORS, STRING_KINDS
 from contentapi.schema.builtin import FILE_UID
@@ -186,14 +186,18 @@ class QueryParser:
     def read_query(self, content_type: ContentType, params: Mapping[str, Any]) -> ReadQuery:
         """``GET /api/P`` parameters → ``ReadQuery``."""
         locale = self.locale(content_type, params.get("locale"))
-        filters = self.filters(content_type, params["filters"]) if "filters" in params else None
+        bad_value: InvalidFilterValue | None = None
+        try:
+            filters = self.filters(content_type, params["filters"]) if "filters" in params else None
+        except InvalidFilterValue as error:
+            bad_value, filters = error, None
         if "locale" in params and content_type.localized and not isinstance(locale, str):
             # Strapi's i18n adds `{locale: <value>}` to the filters: `locale[0]=en&locale[1]=fr`
             # is `$in`, a bare `locale` (null) matches no entry.
             by_locale = self._attribute_filter(content_type, "locale", params["locale"], "locale")
             locale = "all"
             filters = by_locale if filters is None else And((by_locale, filters))
-        return ReadQuery(
+        query = ReadQuery(
             pagination=self.pagination(params.get("pagination")),
             publication_state=self.publication_state(params.get("publicationState")),
             locale=locale,
@@ -204,6 +208,9 @@ class QueryParser:
             if "populate" in params
             else {},
         )
+        if bad_value is not None:
+            raise bad_value
+        return query
 
     def entry_query(self, content_type: ContentType, params: Mapping[str, Any]) -> ReadQuery:
         """Single-entry routes (``GET/PUT/DELETE /api/P/:id``, ``POST``, single types): only
@@ -213,8 +220,12 @@ class QueryParser:
         does (``GET /api/articles/9?filters[nosuchfield][$eq]=x`` is a 400 there, while a valid
         filter that the entry does not match still answers the entry).
         """
+        bad_value: InvalidFilterValue | None = None
         if "filters" in params:
-            self.filters(content_type, params["filters"])
+            try:
+                self.filters(content_type, params["filters"])
+            except InvalidFilterValue as error:
+                bad_value = error
         if "sort" in params:
             try:
                 self.sort(content_type, params["sort"])
@@ -222,7 +233,7 @@ class QueryParser:
                 # Strapi checks the sorted names there, not the directions (never applied).
                 if not error.message.startswith("Invalid sort direction"):
                     raise
-        return ReadQuery(
+        query = ReadQuery(
             publication_state=self.publication_state(params.get("publicationState")),
             locale=self.locale(content_type, params.get("locale")),
             fields=self.fields(content_type, params["fields"]) if "fields" in params else None,
@@ -230,6 +241,9 @@ class QueryParser:
             if "populate" in params
             else {},
         )
+        if bad_value is not None:
+            raise bad_value
+        return query
 
     # ------------------------------------------------------------ small parameters
 
