@@ -26,6 +26,7 @@ from graphql import (
 
 from contentapi.graphql import naming
 from contentapi.graphql.scalars import DATE, DATETIME, JSON, LONG, TIME, dynamic_zone_input
+from contentapi.graphql.shadow_crud import ShadowCrud
 from contentapi.schema.model import (
     ComponentAttribute,
     ContentType,
@@ -121,8 +122,9 @@ def list_arguments(
 class InputTypes:
     """Builds (once) every input type of a registry's models."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, switches: ShadowCrud | None = None) -> None:
         self.registry = registry
+        self.switches = switches or ShadowCrud()
         self._filter_inputs: dict[str, GraphQLInputObjectType] = {}
         self._model_filters: dict[str, GraphQLInputObjectType] = {}
         self._model_inputs: dict[str, GraphQLInputObjectType] = {}
@@ -198,7 +200,11 @@ class InputTypes:
             if is_entry:
                 result["id"] = GraphQLInputField(self.id_filter)
             for attribute in model.attributes.values():
-                if attribute.private:
+                if attribute.private or not self.switches.filters(model.uid, attribute.name):
+                    continue
+                if isinstance(attribute, RelationAttribute) and not self.switches.enabled(
+                    attribute.target
+                ):
                     continue
                 if isinstance(attribute, ScalarAttribute):
                     result[attribute.name] = GraphQLInputField(
@@ -241,6 +247,8 @@ class InputTypes:
             if not isinstance(model, ContentType):
                 result["id"] = GraphQLInputField(GraphQLID)
             for attribute in model.attributes.values():
+                if not self.switches.input(model.uid, attribute.name):
+                    continue
                 field_type: GraphQLInputType
                 if isinstance(attribute, ScalarAttribute):
                     field_type = (

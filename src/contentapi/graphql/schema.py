@@ -8,7 +8,7 @@ root field reaches are not part of the schema (Strapi prunes them too).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from graphql import (
     GraphQLArgument,
@@ -25,6 +25,7 @@ from contentapi.graphql.crud import ContentTypeResolvers
 from contentapi.graphql.i18n import I18nFields
 from contentapi.graphql.inputs import PUBLICATION_STATE, InputTypes, list_arguments
 from contentapi.graphql.scalars import i18n_locale_code
+from contentapi.graphql.shadow_crud import ShadowCrud
 from contentapi.graphql.types import OutputTypes
 from contentapi.graphql.upload import UPLOAD_ACTIONS, UploadFields
 from contentapi.graphql.users import UsersPermissionsFields
@@ -41,6 +42,8 @@ class SchemaOptions:
     shadow_crud: bool = True
     locales: tuple[str, ...] = ("en",)
     amount_limit: int = 100
+    #: what extensions switched off (``app.graphql.shadow_crud(uid)``)
+    switches: ShadowCrud = field(default_factory=ShadowCrud)
 
 
 class _Builder:
@@ -53,7 +56,8 @@ class _Builder:
     ) -> None:
         self.registry = registry
         self.options = options
-        self.inputs = InputTypes(registry)
+        self.switches = options.switches
+        self.inputs = InputTypes(registry, options.switches)
         self.types = OutputTypes(registry, self.inputs)
         self.locale_code = i18n_locale_code()
         self.users = UsersPermissionsFields(registry, self.types, limiter)
@@ -62,7 +66,17 @@ class _Builder:
         self.types.morph_extras.append(self.i18n.locale)
 
     def _api_types(self) -> list[ContentType]:
-        return [ct for uid, ct in self.registry.content_types.items() if uid.startswith("api::")]
+        return [
+            ct
+            for uid, ct in self.registry.content_types.items()
+            if uid.startswith("api::") and self.switches.enabled(uid)
+        ]
+
+    def _enabled(
+        self, content_type: ContentType, action: str, fields: dict[str, GraphQLField]
+    ) -> dict[str, GraphQLField]:
+        """``fields`` of one action, or nothing when an extension switched it off."""
+        return fields if self.switches.of(content_type.uid).generates(action) else {}
 
     def _locale(self, content_type: ContentType) -> dict[str, GraphQLArgument]:
         return {"locale": GraphQLArgument(self.locale_code)} if content_type.localized else {}
@@ -81,13 +95,19 @@ class _Builder:
                     PUBLICATION_STATE, default_value="live"
                 )
             arguments.update(self._locale(content_type))
-            return {single: GraphQLField(response, args=arguments, resolve=resolvers.find_single)}
-        return {
+            return self._enabled(
+                content_type,
+                "find",
+                {single: GraphQLField(response, args=arguments, resolve=resolvers.find_single)},
+            )
+        one = {
             single: GraphQLField(
                 response,
                 args={"id": GraphQLArgument(GraphQLID), **self._locale(content_type)},
                 resolve=resolvers.find_one,
-            ),
+            )
+        }
+        many = {
             plural: GraphQLField(
                 self.types.collection(content_type),
                 args={
@@ -97,14 +117,19 @@ class _Builder:
                     **self._locale(content_type),
                 },
                 resolve=resolvers.find,
-            ),
+            )
+        }
+        return {
+            **self._enabled(content_type, "findOne", one),
+            **self._enabled(content_type, "find", many),
         }
 
     def query(self) -> GraphQLObjectType:
         fields: dict[str, GraphQLField] = {}
         if self.options.shadow_crud:
             for uid in (FILE_UID, FOLDER_UID, ROLE_UID, USER_UID):
-                fields.update(self._queries_of(self.registry.content_types[uid]))
+                if self.switches.enabled(uid):
+                    fields.update(self._queries_of(self.registry.content_types[uid]))
             fields.update(self.i18n.queries())
             for content_type in self._api_types():
                 fields.update(self._queries_of(content_type))
@@ -122,30 +147,33 @@ class _Builder:
         required_id = GraphQLArgument(GraphQLNonNull(GraphQLID))
         locale = self._locale(content_type)
         if content_type.is_single:
+            update = GraphQLField(
+                response, args={"data": data, **locale}, resolve=resolvers.update_single
+            )
+            delete = GraphQLField(response, args=dict(locale), resolve=resolvers.delete_single)
             return {
-                f"update{name}": GraphQLField(
-                    response, args={"data": data, **locale}, resolve=resolvers.update_single
-                ),
-                f"delete{name}": GraphQLField(
-                    response, args=dict(locale), resolve=resolvers.delete_single
-                ),
+                **self._enabled(content_type, "update", {f"update{name}": update}),
+                **self._enabled(content_type, "delete", {f"delete{name}": delete}),
             }
+        create = GraphQLField(response, args={"data": data, **locale}, resolve=resolvers.create)
+        update = GraphQLField(
+            response, args={"id": required_id, "data": data, **locale}, resolve=resolvers.update
+        )
+        delete = GraphQLField(
+            response, args={"id": required_id, **locale}, resolve=resolvers.delete
+        )
         return {
-            f"create{name}": GraphQLField(
-                response, args={"data": data, **locale}, resolve=resolvers.create
-            ),
-            f"update{name}": GraphQLField(
-                response, args={"id": required_id, "data": data, **locale}, resolve=resolvers.update
-            ),
-            f"delete{name}": GraphQLField(
-                response, args={"id": required_id, **locale}, resolve=resolvers.delete
-            ),
+            **self._enabled(content_type, "create", {f"create{name}": create}),
+            **self._enabled(content_type, "update", {f"update{name}": update}),
+            **self._enabled(content_type, "delete", {f"delete{name}": delete}),
         }
 
     def _localization_mutations(self) -> dict[str, GraphQLField]:
         fields: dict[str, GraphQLField] = {}
         for content_type in self._api_types():
             if not content_type.localized or content_type.is_single:
+                continue
+            if not self.switches.of(content_type.uid).generates("createLocalization"):
                 continue
             resolvers = ContentTypeResolvers(content_type)
             fields[f"create{naming.type_name(content_type)}Localization"] = GraphQLField(
@@ -163,7 +191,8 @@ class _Builder:
         fields: dict[str, GraphQLField] = {}
         if self.options.shadow_crud:
             for uid in (FILE_UID, FOLDER_UID):
-                fields.update(self._mutations_of(self.registry.content_types[uid]))
+                if self.switches.enabled(uid):
+                    fields.update(self._mutations_of(self.registry.content_types[uid]))
             for content_type in self._api_types():
                 fields.update(self._mutations_of(content_type))
         fields.update(self.upload.mutations())

@@ -67,6 +67,7 @@ class OutputTypes:
     def __init__(self, registry: Registry, inputs: InputTypes) -> None:
         self.registry = registry
         self.inputs = inputs
+        self.switches = inputs.switches
         self._objects: dict[str, GraphQLObjectType] = {}
         self._unions: dict[str, GraphQLUnionType] = {}
         #: types of other plugins that belong to ``GenericMorph`` (i18n's ``I18NLocale``)
@@ -173,8 +174,12 @@ class OutputTypes:
                 GraphQLNonNull(GraphQLID), extensions={KEY: AttributeField("id", "id")}
             )
         for attribute in model.attributes.values():
-            if attribute.private:
+            if attribute.private or not self.switches.output(model.uid, attribute.name):
                 continue
+            if isinstance(attribute, RelationAttribute) and not self.switches.enabled(
+                attribute.target
+            ):
+                continue  # relations to a disabled content type are left out, as in Strapi
             field = self._attribute_field(model, attribute)
             if attribute.required:
                 field.type = GraphQLNonNull(field.type)
@@ -190,6 +195,8 @@ class OutputTypes:
                 ["publishedAt"] if model.draft_and_publish else []
             )
             for name in system:
+                if not self.switches.output(model.uid, name):
+                    continue
                 fields[name] = GraphQLField(
                     DATETIME, extensions={KEY: AttributeField("scalar", name, "datetime")}
                 )
