@@ -295,9 +295,9 @@ def compare(
                     return Verdict(False, "order without sort not by id", "", str(ids_a[:8]))
             if sorted(map(str, ids_a)) == sorted(map(str, ids_b)) and not _sort_is_total(query):
                 return Verdict(False, "order", "§8: no sort / ties → id ascending", "")
-            total = ((meta_b or {}).get("pagination") or {}).get("total")
+            total = _number(((meta_b or {}).get("pagination") or {}).get("total"))
             paged = "pagination" in query.params or (
-                isinstance(total, int) and total > len(ids_b)
+                total is not None and total > len(ids_b)
             )  # the default page (25) cuts too
             if paged and not _sort_is_total(query):
                 return Verdict(False, "page content", "§8: pages ordered by id under ties", "")

@@ -122,7 +122,8 @@ async def judge(query: Query, ours: Side, theirs: Side) -> Verdict:
         a, b = await asyncio.gather(ask(ours, whole), ask(theirs, whole))
         again = compare(whole, a, b, ours.normalizer, theirs.normalizer)
         if not again.same and again.kind != "order":
-            return Verdict(False, f"page content ({again.kind})", "", again.detail)
+            # an expected difference of the whole result stays expected (with its row)
+            return Verdict(False, f"page content ({again.kind})", again.expected, again.detail)
     return verdict
 
 
