@@ -27,8 +27,8 @@ diff: $(STAMP)
 	$(BIN)/python -m diff.run $(DIFF_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src tests examples diff bench
+	$(BIN)/ruff format --check src tests examples diff bench
 
 check: $(STAMP)
 	$(BIN)/contentapi check

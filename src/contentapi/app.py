@@ -10,6 +10,7 @@ from starlette.middleware.cors import CORSMiddleware
 
 from contentapi import __version__
 from contentapi.config import Settings
+from contentapi.extensions import load_extensions
 from contentapi.graphql import build_graphql
 from contentapi.i18n.routes import build_i18n_router
 from contentapi.rest.errors import CatchAllMiddleware, install_error_handlers
@@ -25,6 +26,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """The ASGI application. Invalid models raise ``ModelErrors`` here, before serving."""
     settings = settings or Settings()
     runtime = Runtime.build(settings)
+    extensions = load_extensions(settings, runtime.registry, runtime)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -49,7 +51,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(build_i18n_router(runtime))
     app.include_router(build_content_router(runtime.registry))
     if settings.graphql_enabled:
-        app.include_router(build_graphql(runtime))
+        app.include_router(build_graphql(runtime, extensions))
     settings.uploads_dir.mkdir(parents=True, exist_ok=True)
     app.mount("/uploads", UploadsStatic(directory=settings.uploads_dir), name="uploads")
     origins = [origin.strip() for origin in settings.cors_origins.split(",") if origin.strip()]

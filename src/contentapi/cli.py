@@ -48,6 +48,24 @@ def _check_models(settings: Settings) -> int:
     return 0
 
 
+def _check_extensions(settings: Settings) -> int:
+    """Load ``CONTENTAPI_EXTENSIONS`` and build the schema they change; 1 on a problem, which
+    is printed (a conflict fails here, not in every worker)."""
+    if not settings.extensions:
+        return 0
+    from contentapi.extensions import ExtensionError, load_extensions
+    from contentapi.graphql import graphql_schema
+    from contentapi.runtime import Runtime
+
+    runtime = Runtime.build(settings)
+    try:
+        graphql_schema(runtime, load_extensions(settings, runtime.registry, runtime))
+    except ExtensionError as error:
+        err.print(f"[red]extension error:[/red] {error}", highlight=False, soft_wrap=True)
+        return 1
+    return 0
+
+
 @app.command()
 def check() -> None:
     """Validate every model in the content-types folder; exit 1 on any problem."""
@@ -66,7 +84,7 @@ def serve(
     import uvicorn
 
     settings = _settings()
-    if _check_models(settings):
+    if _check_models(settings) or _check_extensions(settings):
         raise typer.Exit(1)
     uvicorn.run(
         "contentapi.app:create_app",
@@ -110,13 +128,21 @@ def graphql_schema() -> None:
     """Print the generated GraphQL schema (SDL) for the models, then exit."""
     from graphql import print_schema
 
+    from contentapi.extensions import ExtensionError, load_extensions
     from contentapi.graphql import graphql_schema as build
     from contentapi.runtime import Runtime
 
     settings = _settings()
     if _check_models(settings):
         raise typer.Exit(1)
-    print(print_schema(build(Runtime.build(settings))))
+    runtime = Runtime.build(settings)
+    try:
+        extensions = load_extensions(settings, runtime.registry, runtime)
+        schema = build(runtime, extensions)
+    except ExtensionError as error:
+        err.print(f"[red]extension error:[/red] {error}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    print(print_schema(schema))
 
 
 @tokens_app.command("create")

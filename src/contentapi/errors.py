@@ -18,6 +18,7 @@ __all__ = [
     "NotFoundError",
     "PaginationError",
     "PayloadTooLargeError",
+    "PolicyError",
     "RateLimitError",
     "UnauthorizedError",
     "ValidationError",
@@ -102,6 +103,15 @@ class ForbiddenError(ApplicationError):
     name = "ForbiddenError"
 
     def __init__(self, message: str = "Forbidden", details: Any = None) -> None:
+        super().__init__(message, details)
+
+
+class PolicyError(ForbiddenError):
+    """A policy refused the request (Strapi's ``PolicyError``, GraphQL code ``FORBIDDEN``)."""
+
+    name = "PolicyError"
+
+    def __init__(self, message: str = "Policy Failed", details: Any = None) -> None:
         super().__init__(message, details)
 
 

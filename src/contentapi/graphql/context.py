@@ -63,6 +63,9 @@ class GraphQLContext:
     planner: Planner
     plans: PlanCache
     shape_errors: ShapeErrors = field(default_factory=list)
+    #: the running ``ExecutionContext`` (set by ``ShapedExecutionContext``): completes the
+    #: fields extensions resolve inside generated reads (``deferred.py``)
+    execution: Any = None
     _parser: QueryParser | None = None
     _readable: tuple[bool, ...] | None = None
 

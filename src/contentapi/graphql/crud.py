@@ -19,7 +19,9 @@ from graphql import GraphQLObjectType, GraphQLResolveInfo, get_named_type
 
 from contentapi.errors import NotFoundError
 from contentapi.graphql.context import GraphQLContext, Precompleted
+from contentapi.graphql.deferred import complete_deferred
 from contentapi.graphql.plan import Page, Selection, Window
+from contentapi.graphql.wrap import NO_AUTH_CONFIG, check_auth
 from contentapi.query.ast import OffsetPagination, ReadQuery
 from contentapi.schema.model import ContentType
 
@@ -54,6 +56,8 @@ class ContentTypeResolvers:
         self.uid = content_type.uid
         #: actions a plugin checks instead of ``<uid>.<action>`` (upload's ``content-api.*``)
         self.actions = dict(actions or {})
+        #: ``resolvers_config`` ``auth`` replacing an action's own check (``False`` or a scope)
+        self.auth: dict[str, Any] = {}
 
     # ------------------------------------------------------------ planning
 
@@ -74,6 +78,7 @@ class ContentTypeResolvers:
             selection = ctx.planner.collection(plan_context, self.content_type, parent, nodes)
         else:
             selection = ctx.planner.entity_response(plan_context, self.content_type, parent, nodes)
+        selection.deferred = plan_context.deferred
         if key is not None:
             ctx.plans.put(key, node, selection)
         return selection
@@ -108,12 +113,23 @@ class ContentTypeResolvers:
         return ReadQuery(fields=tuple(selection.fields), populate=selection.populate, **extra)
 
     @staticmethod
-    def _respond(info: GraphQLResolveInfo, selection: Selection, entry: Any) -> Precompleted:
+    async def _respond(info: GraphQLResolveInfo, selection: Selection, value: Any) -> Precompleted:
         ctx: GraphQLContext = info.context
-        return Precompleted(selection.shaper(entry, ctx.shape_errors))
+        shaped = selection.shaper(value, ctx.shape_errors)
+        if selection.deferred:  # fields an extension resolves, after the compiled pass
+            shaped = await complete_deferred(info, shaped)
+        return Precompleted(shaped)
 
-    def _action(self, name: str) -> str:
+    def scope(self, name: str) -> str:
+        """The permission action ``name`` needs (``api::article.article.find``)."""
         return self.actions.get(name) or f"{self.uid}.{name}"
+
+    def _authorize(self, ctx: GraphQLContext, action: str) -> None:
+        rule = self.auth.get(action, NO_AUTH_CONFIG)
+        if rule is NO_AUTH_CONFIG:
+            ctx.authorize(self.scope(action))
+        else:
+            check_auth(ctx.actor, rule)
 
     def _with_locale(self, data: dict[str, Any], locale: Any) -> dict[str, Any]:
         if locale is not None and self.content_type.localized and locale != "all":
@@ -124,28 +140,27 @@ class ContentTypeResolvers:
 
     async def find(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
         ctx: GraphQLContext = info.context
-        ctx.authorize(self._action("find"))
+        self._authorize(ctx, "find")
         plan = self._list_plan(info, args)
         page = await ctx.runtime.entries.find_many(self.uid, plan.query)
-        shaped = plan.selection.shaper(
-            Page(page.entries, page.total, plan.window), ctx.shape_errors
+        return await self._respond(
+            info, plan.selection, Page(page.entries, page.total, plan.window)
         )
-        return Precompleted(shaped)
 
     async def find_one(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
         ctx: GraphQLContext = info.context
-        ctx.authorize(self._action("findOne"))
+        self._authorize(ctx, "findOne")
         selection = self._selection(info, "response")
         wanted = entry_id(args.get("id"))
         entry = None
         if wanted is not None:  # Strapi's findOne also answers drafts
             query = self._entry_query(selection, publication_state="preview")
             entry = await ctx.runtime.entries.find_one(self.uid, wanted, query)
-        return self._respond(info, selection, entry)
+        return await self._respond(info, selection, entry)
 
     async def find_single(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: GraphQLContext = info.context
-        ctx.authorize(self._action("find"))
+        self._authorize(ctx, "find")
         selection = self._selection(info, "response")
         query = self._entry_query(
             selection,
@@ -153,23 +168,23 @@ class ContentTypeResolvers:
             locale=args.get("locale"),
         )
         entry = await ctx.runtime.entries.find_single(self.uid, query)
-        return self._respond(info, selection, entry)
+        return await self._respond(info, selection, entry)
 
     # ------------------------------------------------------------ mutations
 
     async def create(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
         ctx: GraphQLContext = info.context
-        ctx.authorize(self._action("create"))
+        self._authorize(ctx, "create")
         selection = self._selection(info, "response")
         data = self._with_locale(input_data(args.get("data")), args.get("locale"))
         query = self._entry_query(selection, publication_state="preview")
         # GraphQL creates drafts unless publishedAt is given (REST POST publishes).
         entry = await ctx.runtime.entries.create(self.uid, data, query, publish=False)
-        return self._respond(info, selection, entry)
+        return await self._respond(info, selection, entry)
 
     async def update(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
         ctx: GraphQLContext = info.context
-        ctx.authorize(self._action("update"))
+        self._authorize(ctx, "update")
         selection = self._selection(info, "response")
         query = self._entry_query(selection, publication_state="preview")
         wanted = entry_id(args.get("id"))
@@ -180,11 +195,11 @@ class ContentTypeResolvers:
                 entry = await ctx.runtime.entries.update(self.uid, wanted, data, query)
             except NotFoundError:
                 entry = None  # Strapi answers {data: null}
-        return self._respond(info, selection, entry)
+        return await self._respond(info, selection, entry)
 
     async def delete(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
         ctx: GraphQLContext = info.context
-        ctx.authorize(self._action("delete"))
+        self._authorize(ctx, "delete")
         selection = self._selection(info, "response")
         query = self._entry_query(selection, publication_state="preview")
         wanted = entry_id(args.get("id"))
@@ -194,21 +209,21 @@ class ContentTypeResolvers:
                 entry = await ctx.runtime.entries.delete(self.uid, wanted, query)
             except NotFoundError:
                 entry = None
-        return self._respond(info, selection, entry)
+        return await self._respond(info, selection, entry)
 
     async def update_single(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: GraphQLContext = info.context
-        ctx.authorize(self._action("update"))
+        self._authorize(ctx, "update")
         selection = self._selection(info, "response")
         locale = args.get("locale")
         query = self._entry_query(selection, publication_state="preview", locale=locale)
         data = input_data(args.get("data"))
         entry = await ctx.runtime.entries.upsert_single(self.uid, data, locale, query)
-        return self._respond(info, selection, entry)
+        return await self._respond(info, selection, entry)
 
     async def delete_single(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: GraphQLContext = info.context
-        ctx.authorize(self._action("delete"))
+        self._authorize(ctx, "delete")
         selection = self._selection(info, "response")
         locale = args.get("locale")
         query = self._entry_query(selection, publication_state="preview", locale=locale)
@@ -216,13 +231,13 @@ class ContentTypeResolvers:
             entry = await ctx.runtime.entries.delete_single(self.uid, locale, query)
         except NotFoundError:
             entry = None
-        return self._respond(info, selection, entry)
+        return await self._respond(info, selection, entry)
 
     async def create_localization(
         self, _parent: Any, info: GraphQLResolveInfo, **args: Any
     ) -> Precompleted:
         ctx: GraphQLContext = info.context
-        ctx.authorize(self._action("createLocalization"))
+        self._authorize(ctx, "createLocalization")
         selection = self._selection(info, "response")
         wanted = entry_id(args.get("id"))
         if wanted is None:
@@ -232,4 +247,4 @@ class ContentTypeResolvers:
             body["locale"] = args["locale"]
         query = self._entry_query(selection, publication_state="preview")
         entry = await ctx.runtime.entries.create_localization(self.uid, wanted, body, query)
-        return self._respond(info, selection, entry)
+        return await self._respond(info, selection, entry)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,15 +29,23 @@ from graphql import (
 )
 from graphql.execution import ExecutionContext
 
+from contentapi.errors import ApplicationError
 from contentapi.graphql.context import GraphQLContext, Precompleted
 from contentapi.graphql.errors import format_error
+from contentapi.graphql.extension import Plugin
 from contentapi.graphql.limits import depth_limit_rule, introspection_disabled_rule
+from contentapi.graphql.wrap import settle
 
 __all__ = ["Engine", "Outcome", "ShapedExecutionContext"]
 
 
 class ShapedExecutionContext(ExecutionContext):
     """graphql-core's executor, passing ``Precompleted`` values through untouched."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if isinstance(self.context_value, GraphQLContext):
+            self.context_value.execution = self
 
     def complete_value(
         self, return_type: Any, field_nodes: Any, info: Any, path: Any, result: Any
@@ -69,12 +77,22 @@ class Engine:
     """Runs operations against one schema."""
 
     def __init__(
-        self, schema: GraphQLSchema, *, depth_limit: int, introspection: bool, cache_size: int = 512
+        self,
+        schema: GraphQLSchema,
+        *,
+        depth_limit: int,
+        introspection: bool,
+        cache_size: int = 512,
+        plugins: Sequence[Plugin] = (),
     ) -> None:
         self.schema = schema
         self.rules = [*specified_rules, depth_limit_rule(depth_limit)]
         if not introspection:
             self.rules.append(introspection_disabled_rule())
+        for plugin in plugins:
+            self.rules.extend(plugin.validation_rules)
+        self.before = [p.on_execute for p in plugins if p.on_execute is not None]
+        self.after = [p.on_result for p in plugins if p.on_result is not None]
         self.cache_size = cache_size
         self._documents: OrderedDict[str, _Prepared] = OrderedDict()
 
@@ -121,6 +139,18 @@ class Engine:
             return _failure(
                 [{"message": message, "extensions": {"code": "INTERNAL_SERVER_ERROR"}}], 405
             )
+        for hook in self.before:
+            try:
+                await settle(hook(context, prepared.document, operation_name))
+            except ApplicationError as refused:
+                return Outcome(
+                    {
+                        "errors": [
+                            format_error(GraphQLError(refused.message, original_error=refused))
+                        ],
+                        "data": None,
+                    }
+                )
         result = execute(
             self.schema,
             prepared.document,
@@ -131,7 +161,10 @@ class Engine:
         )
         if inspect.isawaitable(result):
             result = await result
-        return self._outcome(result, context)
+        outcome = self._outcome(result, context)
+        for hook in self.after:
+            await settle(hook(context, outcome.body))
+        return outcome
 
     @staticmethod
     def _outcome(result: ExecutionResult, context: GraphQLContext) -> Outcome:

@@ -34,12 +34,13 @@ from graphql.execution.values import get_argument_values
 
 from contentapi.errors import ForbiddenError, PaginationError, ValidationError
 from contentapi.graphql.filters import to_rest_filters
-from contentapi.graphql.roles import field_of, role_of
+from contentapi.graphql.roles import AttributeField, custom_of, field_of, role_of
 from contentapi.graphql.shape import (
     NullInNonNull,
     ShapeErrors,
     Shaper,
     constant,
+    deferred_shaper,
     nullable,
     object_shaper,
     scalar_renderer,
@@ -57,7 +58,7 @@ from contentapi.query.ast import (
     SortKey,
 )
 from contentapi.query.parse import QueryParser
-from contentapi.schema.model import ContentType, Model
+from contentapi.schema.model import ContentType, Model, ScalarAttribute
 from contentapi.schema.registry import Registry
 
 __all__ = ["Page", "PlanContext", "Planner", "Selection", "Window", "forbidden_error"]
@@ -112,6 +113,8 @@ class Selection:
     populate: Populate = field(default_factory=dict)
     shaper: Shaper = lambda value, errors: None
     counts: bool = False  # a list root: whether meta.pagination is selected
+    #: whether the shaped value holds ``Deferred`` fields (extensions' resolvers)
+    deferred: bool = False
 
 
 @dataclass(slots=True)
@@ -123,6 +126,8 @@ class PlanContext:
     variables: dict[str, Any]
     parser: QueryParser
     may_find: Callable[[str], bool]
+    #: set while planning when a field is left to an extension's resolver
+    deferred: bool = False
 
 
 def window(pagination: Mapping[str, Any] | None, amount_limit: int) -> Window:
@@ -267,14 +272,28 @@ class Planner:
                 out.append((key, constant(parent.name)))
             elif name == "id":
                 out.append((key, lambda entry, errors: str(entry["id"])))
-            elif name == "attributes":
+            elif name == "attributes" and custom_of(parent.fields[name]) is None:
                 attributes_type = get_named_type(parent.fields["attributes"].type)
                 assert isinstance(attributes_type, GraphQLObjectType)
                 chosen = self.attributes(ctx, model, attributes_type, sub)
                 self._merge(result, chosen)
                 out.append((key, nullable(chosen.shaper)))
+            else:  # a field an extension added to `XEntity` (or resolves itself)
+                ctx.deferred = True
+                self._all_scalars(model, result)
+                out.append(
+                    (key, deferred_shaper(parent.fields[name], parent, sub, None, _as_entity))
+                )
         result.shaper = object_shaper(out)
         return result
+
+    @staticmethod
+    def _all_scalars(model: Model, into: Selection) -> None:
+        """Every readable scalar of ``model``: what a custom resolver's parent holds."""
+        for attribute in model.attributes.values():
+            readable = isinstance(attribute, ScalarAttribute) and not attribute.private
+            if readable and attribute.name not in into.fields:
+                into.fields.append(attribute.name)
 
     def attributes(
         self, ctx: PlanContext, model: Model, parent: GraphQLObjectType, nodes: list[FieldNode]
@@ -289,22 +308,44 @@ class Planner:
                 continue
             definition = parent.fields[name]
             tag = field_of(definition)
-            assert tag is not None, f"{parent.name}.{name} has no attribute tag"
-            non_null = isinstance(definition.type, GraphQLNonNull)
-            if tag.kind in ("scalar", "id"):
-                if tag.kind == "scalar" and name not in result.fields:
-                    result.fields.append(name)
-                render = scalar_renderer("id" if tag.kind == "id" else tag.value_type)
-                out.append((key, scalar_shaper(name, render, non_null, parent.name, name)))
+            custom = custom_of(definition)
+            if tag is None or custom is not None:
+                # an extension's field, or a generated one it resolves or wraps: resolved
+                # after the compiled pass, with the whole entry as its parent
+                ctx.deferred = True
+                self._all_scalars(model, result)
+                computed = None
+                if tag is not None and custom is not None and custom.resolver is None:
+                    computed = self._attribute(ctx, model, parent, name, tag, sub, result)
+                out.append((key, deferred_shaper(definition, parent, sub, computed)))
                 continue
-            node, shaper = self._populated(ctx, model, parent, name, tag.kind, sub)
-            if node is not None:
-                self._add_populate(result, name, node)
-            if non_null:
-                shaper = _required(shaper, parent.name, name)
-            out.append((key, shaper))
+            out.append((key, self._attribute(ctx, model, parent, name, tag, sub, result)))
         result.shaper = object_shaper(out)
         return result
+
+    def _attribute(
+        self,
+        ctx: PlanContext,
+        model: Model,
+        parent: GraphQLObjectType,
+        name: str,
+        tag: AttributeField,
+        nodes: list[FieldNode],
+        result: Selection,
+    ) -> Shaper:
+        """One generated attribute field: what it reads (into ``result``) and its shaper."""
+        non_null = isinstance(parent.fields[name].type, GraphQLNonNull)
+        if tag.kind in ("scalar", "id"):
+            if tag.kind == "scalar" and name not in result.fields:
+                result.fields.append(name)
+            render = scalar_renderer("id" if tag.kind == "id" else tag.value_type)
+            return scalar_shaper(name, render, non_null, parent.name, name)
+        node, shaper = self._populated(ctx, model, parent, name, tag.kind, nodes)
+        if node is not None:
+            self._add_populate(result, name, node)
+        if non_null:
+            shaper = _required(shaper, parent.name, name)
+        return shaper
 
     def _populated(
         self,
@@ -450,6 +491,12 @@ class Planner:
                 f"{name} is selected more than once with different arguments or fields"
             )
         into.populate[name] = node
+
+
+def _as_entity(entry: Any) -> dict[str, Any]:
+    """The parent of a custom ``XEntity`` field: ``{id, attributes}`` as Strapi's resolvers
+    hand it on."""
+    return {"id": entry["id"], "attributes": entry}
 
 
 def _entries_of_page(entity: Shaper) -> Shaper:

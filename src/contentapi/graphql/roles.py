@@ -14,7 +14,18 @@ from graphql import GraphQLField, GraphQLNamedType
 
 from contentapi.schema.model import Model
 
-__all__ = ["KEY", "AttributeField", "TypeRole", "field_of", "role_of"]
+__all__ = [
+    "CUSTOM_KEY",
+    "KEY",
+    "AttributeField",
+    "CustomField",
+    "GeneratedRoot",
+    "TypeRole",
+    "custom_of",
+    "field_of",
+    "role_of",
+    "root_of",
+]
 
 KEY = "contentapi"
 
@@ -62,3 +73,38 @@ def field_of(field: GraphQLField) -> AttributeField | None:
     extensions: dict[str, Any] = field.extensions or {}
     found = extensions.get(KEY)
     return found if isinstance(found, AttributeField) else None
+
+
+#: where ``customize.py`` marks the fields an extension resolves or wraps
+CUSTOM_KEY = "contentapi.custom"
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratedRoot:
+    """A Shadow CRUD root field: its resolvers and the action it checks (``find`` …), so that
+    ``resolvers_config`` can replace that check (``auth``)."""
+
+    resolvers: Any
+    action: str
+
+
+@dataclass(slots=True)
+class CustomField:
+    """A field an extension resolves (``resolver``) or wraps (``config``, a ``ResolverConfig``).
+
+    The planner leaves such a field out of the compiled shaper: it is resolved after shaping,
+    through graphql-core, with the entry as its parent (``deferred.py``)."""
+
+    resolver: Any = None
+    config: Any = None
+
+
+def custom_of(field: GraphQLField) -> CustomField | None:
+    extensions: dict[str, Any] = field.extensions or {}
+    return extensions.get(CUSTOM_KEY)
+
+
+def root_of(field: GraphQLField) -> GeneratedRoot | None:
+    extensions: dict[str, Any] = field.extensions or {}
+    found = extensions.get(KEY)
+    return found if isinstance(found, GeneratedRoot) else None

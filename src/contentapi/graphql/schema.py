@@ -24,6 +24,7 @@ from contentapi.graphql import naming
 from contentapi.graphql.crud import ContentTypeResolvers
 from contentapi.graphql.i18n import I18nFields
 from contentapi.graphql.inputs import PUBLICATION_STATE, InputTypes, list_arguments
+from contentapi.graphql.roles import KEY, GeneratedRoot
 from contentapi.graphql.scalars import i18n_locale_code
 from contentapi.graphql.shadow_crud import ShadowCrud
 from contentapi.graphql.types import OutputTypes
@@ -98,13 +99,21 @@ class _Builder:
             return self._enabled(
                 content_type,
                 "find",
-                {single: GraphQLField(response, args=arguments, resolve=resolvers.find_single)},
+                {
+                    single: GraphQLField(
+                        response,
+                        args=arguments,
+                        resolve=resolvers.find_single,
+                        extensions={KEY: GeneratedRoot(resolvers, "find")},
+                    )
+                },
             )
         one = {
             single: GraphQLField(
                 response,
                 args={"id": GraphQLArgument(GraphQLID), **self._locale(content_type)},
                 resolve=resolvers.find_one,
+                extensions={KEY: GeneratedRoot(resolvers, "findOne")},
             )
         }
         many = {
@@ -117,6 +126,7 @@ class _Builder:
                     **self._locale(content_type),
                 },
                 resolve=resolvers.find,
+                extensions={KEY: GeneratedRoot(resolvers, "find")},
             )
         }
         return {
@@ -148,19 +158,38 @@ class _Builder:
         locale = self._locale(content_type)
         if content_type.is_single:
             update = GraphQLField(
-                response, args={"data": data, **locale}, resolve=resolvers.update_single
+                response,
+                args={"data": data, **locale},
+                resolve=resolvers.update_single,
+                extensions={KEY: GeneratedRoot(resolvers, "update")},
             )
-            delete = GraphQLField(response, args=dict(locale), resolve=resolvers.delete_single)
+            delete = GraphQLField(
+                response,
+                args=dict(locale),
+                resolve=resolvers.delete_single,
+                extensions={KEY: GeneratedRoot(resolvers, "delete")},
+            )
             return {
                 **self._enabled(content_type, "update", {f"update{name}": update}),
                 **self._enabled(content_type, "delete", {f"delete{name}": delete}),
             }
-        create = GraphQLField(response, args={"data": data, **locale}, resolve=resolvers.create)
+        create = GraphQLField(
+            response,
+            args={"data": data, **locale},
+            resolve=resolvers.create,
+            extensions={KEY: GeneratedRoot(resolvers, "create")},
+        )
         update = GraphQLField(
-            response, args={"id": required_id, "data": data, **locale}, resolve=resolvers.update
+            response,
+            args={"id": required_id, "data": data, **locale},
+            resolve=resolvers.update,
+            extensions={KEY: GeneratedRoot(resolvers, "update")},
         )
         delete = GraphQLField(
-            response, args={"id": required_id, **locale}, resolve=resolvers.delete
+            response,
+            args={"id": required_id, **locale},
+            resolve=resolvers.delete,
+            extensions={KEY: GeneratedRoot(resolvers, "delete")},
         )
         return {
             **self._enabled(content_type, "create", {f"create{name}": create}),
@@ -184,6 +213,7 @@ class _Builder:
                     "locale": GraphQLArgument(self.locale_code),
                 },
                 resolve=resolvers.create_localization,
+                extensions={KEY: GeneratedRoot(resolvers, "createLocalization")},
             )
         return fields
 

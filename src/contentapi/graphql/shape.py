@@ -17,9 +17,11 @@ from contentapi.graphql.scalars import format_time, long_value
 from contentapi.values import format_datetime
 
 __all__ = [
+    "Deferred",
     "NullInNonNull",
     "ShapeErrors",
     "Shaper",
+    "deferred_shaper",
     "nullable",
     "object_shaper",
     "scalar_renderer",
@@ -127,3 +129,46 @@ def constant(value: Any) -> Shaper:
 
 def date_value(value: date) -> str:  # re-exported for the users/upload payloads
     return value.isoformat()
+
+
+class Deferred:
+    """A field an extension resolves, left in the shaped value to be resolved afterwards
+    (``deferred.py``): its definition, the nodes selecting it, the type it belongs to, the
+    parent value its resolver receives, and — for a generated field that is only wrapped —
+    the value the compiled pass computed."""
+
+    __slots__ = ("computed", "definition", "has_value", "nodes", "parent", "parent_type")
+
+    def __init__(
+        self,
+        definition: Any,
+        parent_type: Any,
+        nodes: Any,
+        parent: Any,
+        computed: Any = None,
+        has_value: bool = False,
+    ) -> None:
+        self.definition = definition
+        self.parent_type = parent_type
+        self.nodes = nodes
+        self.parent = parent
+        self.computed = computed
+        self.has_value = has_value
+
+
+def deferred_shaper(
+    definition: Any,
+    parent_type: Any,
+    nodes: Any,
+    computed: Shaper | None = None,
+    parent_of: Callable[[Any], Any] | None = None,
+) -> Shaper:
+    """Writes a ``Deferred`` for one entry (``computed`` shapes the generated value)."""
+
+    def shape(value: Any, errors: ShapeErrors) -> Deferred:
+        parent = parent_of(value) if parent_of is not None else value
+        if computed is None:
+            return Deferred(definition, parent_type, nodes, parent)
+        return Deferred(definition, parent_type, nodes, parent, computed(value, errors), True)
+
+    return shape

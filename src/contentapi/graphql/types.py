@@ -157,7 +157,7 @@ class OutputTypes:
                 api = [
                     self.model_type(content_type)
                     for uid, content_type in registry.content_types.items()
-                    if not content_type.is_builtin
+                    if not content_type.is_builtin and self.switches.enabled(uid)
                 ]
                 return [*components, *builtin, *self.morph_extras, *api]
 

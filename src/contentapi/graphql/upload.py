@@ -25,6 +25,7 @@ from graphql import (
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.graphql.context import GraphQLContext, Precompleted
 from contentapi.graphql.crud import ContentTypeResolvers, entry_id
+from contentapi.graphql.deferred import complete_deferred
 from contentapi.graphql.scalars import UPLOAD
 from contentapi.graphql.types import OutputTypes
 from contentapi.query.ast import ReadQuery
@@ -103,10 +104,11 @@ class UploadFields:
             return (args.get("ref"), args.get("refId"), args.get("field"))
         return None
 
-    def _shaped(self, info: GraphQLResolveInfo, entry: Any) -> Any:
+    async def _shaped(self, info: GraphQLResolveInfo, entry: Any) -> Any:
         selection = self.files._selection(info, "response")
         ctx: GraphQLContext = info.context
-        return selection.shaper(entry, ctx.shape_errors)
+        shaped = selection.shaper(entry, ctx.shape_errors)
+        return await complete_deferred(info, shaped) if selection.deferred else shaped
 
     async def _reread(self, info: GraphQLResolveInfo, file_id: int) -> Any:
         selection = self.files._selection(info, "response")
@@ -121,7 +123,7 @@ class UploadFields:
         if args.get("info"):
             incoming = IncomingFile(incoming.filename, incoming.source, args["info"])
         (created,) = await self.service.upload([incoming], self._attach(args))
-        return Precompleted(self._shaped(resolve_info, created))
+        return Precompleted(await self._shaped(resolve_info, created))
 
     async def multiple_upload(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: GraphQLContext = info.context
@@ -130,8 +132,7 @@ class UploadFields:
         if not incoming:
             raise ValidationError("Files are empty")
         created = await self.service.upload(incoming, self._attach(args))
-        selection = self.files._selection(info, "response")
-        return Precompleted([selection.shaper(entry, ctx.shape_errors) for entry in created])
+        return Precompleted([await self._shaped(info, entry) for entry in created])
 
     async def update_file_info(
         self, _parent: Any, resolve_info: GraphQLResolveInfo, **args: Any
@@ -143,16 +144,18 @@ class UploadFields:
             raise NotFoundError("File not found")
         values = {k: v for k, v in (args.get("info") or {}).items() if v is not None}
         await ctx.runtime.entries.update(FILE_UID, wanted, values)
-        return Precompleted(self._shaped(resolve_info, await self._reread(resolve_info, wanted)))
+        return Precompleted(
+            await self._shaped(resolve_info, await self._reread(resolve_info, wanted))
+        )
 
     async def remove_file(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: GraphQLContext = info.context
         ctx.authorize(f"{_UPLOAD}.destroy")
         wanted = entry_id(args["id"])
         if wanted is None:
-            return Precompleted(self._shaped(info, None))
+            return Precompleted(await self._shaped(info, None))
         try:
             removed = await self.service.delete(wanted)
         except NotFoundError:
             removed = None
-        return Precompleted(self._shaped(info, removed))
+        return Precompleted(await self._shaped(info, removed))

@@ -256,7 +256,7 @@ class UsersPermissionsFields:
         body = input_data(data)
         validate_create_body(body)  # Strapi's GraphQL runs the REST controller's checks
         entry = await UsersService(ctx.runtime).create(body, query)
-        return self.users_crud._respond(info, selection, entry)
+        return await self.users_crud._respond(info, selection, entry)
 
     async def update_user(self, _parent: Any, info: GraphQLResolveInfo, id: str, data: dict) -> Any:
         ctx: GraphQLContext = info.context
@@ -267,7 +267,7 @@ class UsersPermissionsFields:
         if wanted is None:
             raise NotFoundError("User not found")
         entry = await UsersService(ctx.runtime).update(wanted, input_data(data), query)
-        return self.users_crud._respond(info, selection, entry)
+        return await self.users_crud._respond(info, selection, entry)
 
     async def delete_user(self, _parent: Any, info: GraphQLResolveInfo, id: str) -> Any:
         ctx: GraphQLContext = info.context
@@ -278,7 +278,7 @@ class UsersPermissionsFields:
         if wanted is None:
             raise NotFoundError("User not found")
         entry = await ctx.runtime.entries.delete(USER_UID, wanted, query)
-        return self.users_crud._respond(info, selection, entry)
+        return await self.users_crud._respond(info, selection, entry)
 
     @staticmethod
     def _role_body(data: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,106 @@
+"""Python extensions: the modules of ``CONTENTAPI_EXTENSIONS``, each with ``register(app)``.
+
+``register(app)`` runs at start-up, before the GraphQL schema is built, and receives an
+``App``: the settings and models, ``app.graphql`` (``shadow_crud(uid)`` switches and the
+``extension_service``), and the named ``policies`` and ``middlewares`` that
+``resolvers_config`` refers to. What Strapi does in ``src/index.js`` ``register()`` is done
+here (CONTRACT §7).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import graphql
+import strawberry
+
+from contentapi.graphql.extension import ExtensionError, ExtensionService, Helpers
+from contentapi.graphql.shadow_crud import ContentTypeSwitches, ShadowCrud
+
+__all__ = ["App", "ExtensionError", "GraphQLCustomization", "NamedHandlers", "load_extensions"]
+
+
+class NamedHandlers:
+    """Policies or middlewares registered by name (``app.policies.register("is-owner", fn)``)."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._handlers: dict[str, Callable[..., Any]] = {}
+
+    def register(self, name: str, handler: Callable[..., Any]) -> None:
+        if not isinstance(name, str) or not name:
+            raise ExtensionError(f"A {self.kind} name is a non-empty string")
+        if not callable(handler):
+            raise ExtensionError(f"The {self.kind} {name!r} is not callable")
+        if name in self._handlers:
+            raise ExtensionError(f"The {self.kind} {name!r} is registered twice")
+        self._handlers[name] = handler
+
+    def get(self, name: str) -> Callable[..., Any] | None:
+        return self._handlers.get(name)
+
+    def resolve(self, reference: Any, where: str) -> Callable[..., Any]:
+        """A name or an inline callable, as ``resolvers_config`` lists them."""
+        if callable(reference):
+            return reference
+        if isinstance(reference, str):
+            found = self._handlers.get(reference)
+            if found is None:
+                raise ExtensionError(f"{where}: no {self.kind} is registered as {reference!r}")
+            return found
+        raise ExtensionError(f"{where}: a {self.kind} is a registered name or a callable")
+
+
+class GraphQLCustomization:
+    """``app.graphql``: the Shadow CRUD switches and the extension service."""
+
+    def __init__(self, helpers: Callable[[], Helpers]) -> None:
+        self.switches = ShadowCrud()
+        self.extension_service = ExtensionService(helpers)
+
+    def shadow_crud(self, uid: str) -> ContentTypeSwitches:
+        """The switches of one content type or component (Strapi's ``shadowCRUD(uid)``)."""
+        return self.switches(uid)
+
+
+class App:
+    """What ``register(app)`` receives."""
+
+    def __init__(self, settings: Any, registry: Any) -> None:
+        self.settings = settings
+        self.registry = registry
+        self.policies = NamedHandlers("policy")
+        self.middlewares = NamedHandlers("middleware")
+        self.graphql = GraphQLCustomization(
+            lambda: Helpers(strawberry=strawberry, graphql=graphql, registry=registry, app=self)
+        )
+        #: the running server's services (``Runtime``), set once it is built
+        self.runtime: Any = None
+
+
+def _import(name: str) -> Any:
+    if os.getcwd() not in sys.path:  # `contentapi serve` from a project folder, as `python -m`
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        raise ExtensionError(f"CONTENTAPI_EXTENSIONS: cannot import {name!r}: {error}") from error
+
+
+def load_extensions(settings: Any, registry: Any, runtime: Any = None) -> App:
+    """Import every module of ``CONTENTAPI_EXTENSIONS`` and call its ``register(app)``."""
+    app = App(settings, registry)
+    app.runtime = runtime
+    names = [name.strip() for name in (settings.extensions or "").split(",") if name.strip()]
+    for name in names:
+        module = _import(name)
+        register = getattr(module, "register", None)
+        if not callable(register):
+            raise ExtensionError(f"Extension module {name!r} has no register(app) function")
+        app.graphql.extension_service.current_source = name
+        register(app)
+    return app
