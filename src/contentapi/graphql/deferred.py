@@ -15,12 +15,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from graphql import (
-    GraphQLResolveInfo,
-    default_field_resolver,
-    is_non_null_type,
-    located_error,
-)
+from graphql import GraphQLResolveInfo, default_field_resolver, located_error
 from graphql.execution.values import get_argument_values
 from graphql.pyutils import Path
 
@@ -76,10 +71,11 @@ async def _resolve(root: GraphQLResolveInfo, slot: Deferred, path: Path) -> Any:
             result = await settle(resolver(slot.parent, info, **args))
         return await settle(execution.complete_value(definition.type, nodes, info, path, result))
     except Exception as raw:
-        error = located_error(raw, nodes, path.as_list())
-        if is_non_null_type(definition.type):
-            raise error from raw
-        execution.errors.append(error)
+        # as graphql-core's own field errors: a nullable field becomes null with the error
+        # collected, a non-null one raises to the root field
+        execution.handle_field_error(
+            located_error(raw, nodes, path.as_list()), definition.type, path
+        )
         return None
 
 

@@ -105,7 +105,7 @@ def test_field_switches_and_getters():
 
 def _switch_everything(app: App) -> None:
     articles = app.graphql.shadow_crud(ARTICLE)
-    articles.disable_action("delete")
+    articles.disable_actions(["delete", "createLocalization"])
     articles.field("summary").disable_output()
     articles.field("slug").disable_input()
     articles.field("views").disable_filters()
@@ -124,6 +124,8 @@ def test_switches_shape_the_schema_as_introspection_shows():
     queries, mutations = names(types["Query"]), names(types["Mutation"])
     # content-type level
     assert "deleteArticle" not in mutations and "deleteArticle" in names(before["Mutation"])
+    assert "createArticleLocalization" in names(before["Mutation"])
+    assert "createArticleLocalization" not in mutations
     assert {"createArticle", "updateArticle", "articles", "article"} <= mutations | queries
     assert not {"categories", "category"} & queries
     assert "createCategory" in mutations
@@ -395,3 +397,36 @@ async def test_the_example_extension(start_app):
     body = await gql(client, '{ articles(sort: "id") { data { attributes { wordCount } } } }')
     counts = [a["attributes"]["wordCount"] for a in body["data"]["articles"]["data"]]
     assert counts == [3, None]
+
+
+async def test_an_error_in_a_custom_field_nulls_only_that_field(extended):
+    query = '{ articles(sort: "id") { data { id attributes { title boom } } } }'
+    body = await gql(extended.client, query)
+    first, second = body["data"]["articles"]["data"]
+    assert first["attributes"]["boom"] == "boom"
+    assert second["attributes"] == {"title": "SECOND POST", "boom": None}
+    assert [e["message"] for e in body["errors"]] == ["no boom for the second"]
+    assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+
+
+async def test_plugins_add_validation_rules_and_execution_hooks(extended):
+    client = extended.client
+    refused = await gql(client, "{ forbiddenByPlugin }", status=400)
+    assert refused["errors"][0]["message"] == "forbiddenByPlugin is refused by a plugin"
+    assert refused["errors"][0]["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
+    blocked = await gql(client, "{ second }", headers={**ADMIN, "x-refuse": "1"})
+    _forbidden(blocked, "Refused by a plugin")
+    assert blocked["data"] is None
+    marked = await gql(client, "{ second }", headers={**ADMIN, "x-mark": "1"})
+    assert marked == {"data": {"second": "second"}, "extensions": {"marked": True}}
+
+
+async def test_a_middleware_on_a_generated_root_sees_its_arguments_and_answer(extended):
+    query = '{ authors(sort: "name:desc") { data { attributes { name } } } }'
+    body = await gql(extended.client, query)
+    names_ = [a["attributes"]["name"] for a in body["data"]["authors"]["data"]]
+    assert names_ == ["Bob", "Alice"]
+    seen = library.SEEN["authors"]
+    assert seen["args"]["sort"] == ["name:desc"]
+    assert seen["data"] == body["data"]["authors"]
+    _forbidden(await gql(extended.client, query, headers=None))  # its own permission still

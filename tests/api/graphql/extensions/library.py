@@ -9,6 +9,7 @@ from typing import Any
 
 import strawberry
 
+from contentapi.errors import ValidationError
 from contentapi.extensions import App
 from contentapi.graphql.wrap import PolicyContext
 
@@ -50,6 +51,7 @@ extend type Mutation {
 extend type Article {
   titleLength: Int
   shelf: Shelf
+  boom: String
 }
 
 extend type ArticleEntity {
@@ -67,6 +69,12 @@ async def stats(parent: Any, info: Any) -> Stats:
     content_type = runtime.registry.content_types["api::article.article"]
     query = runtime.query_parser.read_query(content_type, {})
     return Stats(articles=await runtime.entries.count("api::article.article", query), label="s")
+
+
+def boom(parent: Any, info: Any) -> str:
+    if parent["title"].startswith("Second"):
+        raise ValidationError("no boom for the second")
+    return "boom"
 
 
 def allow_if_asked(context: PolicyContext, app: App) -> bool:
@@ -90,6 +98,15 @@ async def shout_args(next: Any, parent: Any, args: dict[str, Any], context: Any,
 async def exclaim(next: Any, parent: Any, args: dict[str, Any], context: Any, info: Any) -> Any:
     """Post-processes the resolver's result."""
     return f"{await next(parent, args, context, info)}!"
+
+
+async def note_root_call(
+    next: Any, parent: Any, args: dict[str, Any], context: Any, info: Any
+) -> Any:
+    """On a generated root: sees its arguments and its (precompleted) answer."""
+    result = await next(parent, args, context, info)
+    SEEN["authors"] = {"args": args, "data": result.data}
+    return result
 
 
 def upper_title(next: Any, parent: Any, args: dict[str, Any], context: Any, info: Any) -> Any:
@@ -123,6 +140,7 @@ def register(app: App) -> None:
                 "Mutation": {"shout": lambda parent, info, text: text},
                 "Article": {
                     "titleLength": lambda parent, info: len(parent["title"]),
+                    "boom": boom,
                     "shelf": lambda parent, info: {"name": parent["title"], "size": None},
                 },
                 "ArticleEntity": {
@@ -142,6 +160,7 @@ def register(app: App) -> None:
                 "Query.echo": {"auth": False, "middlewares": ["exclaim"]},
                 "Mutation.shout": {"middlewares": [shout_args, "exclaim"]},
                 "Query.categories": {"auth": False},
+                "Query.authors": {"middlewares": [note_root_call]},
                 "Article.title": {"middlewares": [upper_title]},
             },
         }
