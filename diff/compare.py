@@ -10,7 +10,7 @@ expected, with the row it comes from; anything else is an unexplained mismatch.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from contentapi.schema.model import (
@@ -43,6 +43,7 @@ class Verdict:
     kind: str = ""  # the mismatch class
     expected: str = ""  # the CONTRACT §8 row that explains it, if any
     detail: str = ""
+    status: int = 0  # the HTTP status contentapi answered
 
 
 def _load(text: str) -> Any:
@@ -252,8 +253,17 @@ def _sort_is_total(query: Query) -> bool:
 def compare(
     query: Query, ours: Answer, theirs: Answer, ours_n: Normalizer, theirs_n: Normalizer
 ) -> Verdict:
+    """The verdict on one query's two answers (with the status contentapi answered)."""
+    return replace(_compare(query, ours, theirs, ours_n, theirs_n), status=ours.status)
+
+
+def _compare(
+    query: Query, ours: Answer, theirs: Answer, ours_n: Normalizer, theirs_n: Normalizer
+) -> Verdict:
     a = ours_n.body(query, _load(ours.text))
     b = theirs_n.body(query, _load(theirs.text))
+    if ours.status >= 500:  # never expected, even where Strapi fails the same way
+        return Verdict(False, f"status {ours.status} (ours)", "", f"ours {json.dumps(a)[:200]}")
     if ours.status != theirs.status:
         kind = f"status {ours.status} vs strapi {theirs.status}"
         if theirs.status == 500 and ours.status == 400:

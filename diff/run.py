@@ -206,7 +206,7 @@ async def run_backend(
         statuses: Counter[int] = Counter()
         for query in queries:
             verdict = await judge(query, ours, theirs)
-            statuses[200 if verdict.same else 0] += 1
+            statuses[verdict.status] += 1
             if not verdict.same:
                 classes[(verdict.kind, verdict.expected)].append((query, verdict))
         report: dict[str, Any] = {"queries": len(queries), "classes": []}
@@ -224,11 +224,15 @@ async def run_backend(
                     "tags": [t for t, _ in tags],
                 }
             )
-        report["statuses"] = dict(statuses)
+        report["statuses"] = {str(k): v for k, v in sorted(statuses.items())}
         report["mismatches"] = sum(c["count"] for c in report["classes"])
         report["unexplained"] = sum(c["count"] for c in report["classes"] if not c["expected"])
         await client.aclose()
     return report
+
+
+def _server_errors(report: dict[str, Any]) -> int:
+    return sum(v for k, v in report.get("statuses", {}).items() if int(k) >= 500)
 
 
 def write_report(results: dict[str, Any]) -> None:
@@ -268,6 +272,10 @@ def write_report(results: dict[str, Any]) -> None:
             f"{report['queries']} queries: {report['queries'] - report['mismatches']} "
             f"identical, {report['mismatches'] - report['unexplained']} expected "
             f"differences (CONTRACT §8), **{report['unexplained']} unexplained**.",
+            "",
+            "contentapi's statuses: "
+            + ", ".join(f"{k}: {v}" for k, v in report.get("statuses", {}).items())
+            + f" — **{_server_errors(report)} answers 5xx** (each would be unexplained).",
             "",
             "| class | CONTRACT §8 | count | smallest query | first difference |",
             "|---|---|---|---|---|",
