@@ -58,9 +58,27 @@ class NamedHandlers:
 class GraphQLCustomization:
     """``app.graphql``: the Shadow CRUD switches and the extension service."""
 
-    def __init__(self, helpers: Callable[[], Helpers]) -> None:
+    def __init__(self, helpers: Callable[[], Helpers], registry: Any) -> None:
         self.switches = ShadowCrud()
         self.extension_service = ExtensionService(helpers)
+        self._registry = registry
+
+    def find(self, uid: str) -> Callable[..., Any]:
+        """A resolver ``(parent, info, **args)`` reading entries of ``uid`` as the generated
+        ``xs`` query does, for a field returning ``XEntityResponseCollection``: the selection
+        is compiled and populated in one pass; ``args`` are the generated query's (``filters``,
+        ``sort``, ``pagination``, ``publicationState``, ``locale``) and may be computed by the
+        calling resolver. It checks no permission: the field's ``resolvers_config`` does
+        (Strapi's ``toEntityResponseCollection`` over a service call)."""
+        from contentapi.graphql.crud import ContentTypeResolvers
+
+        return ContentTypeResolvers.for_extensions(self._registry.content_types[uid]).find
+
+    def find_one(self, uid: str) -> Callable[..., Any]:
+        """As ``find`` for a field returning ``XEntityResponse`` (argument ``id``)."""
+        from contentapi.graphql.crud import ContentTypeResolvers
+
+        return ContentTypeResolvers.for_extensions(self._registry.content_types[uid]).find_one
 
     def shadow_crud(self, uid: str) -> ContentTypeSwitches:
         """The switches of one content type or component (Strapi's ``shadowCRUD(uid)``)."""
@@ -76,7 +94,8 @@ class App:
         self.policies = NamedHandlers("policy")
         self.middlewares = NamedHandlers("middleware")
         self.graphql = GraphQLCustomization(
-            lambda: Helpers(strawberry=strawberry, graphql=graphql, registry=registry, app=self)
+            lambda: Helpers(strawberry=strawberry, graphql=graphql, registry=registry, app=self),
+            registry,
         )
         #: the running server's services (``Runtime``), set once it is built
         self.runtime: Any = None

@@ -58,6 +58,19 @@ class ContentTypeResolvers:
         self.actions = dict(actions or {})
         #: ``resolvers_config`` ``auth`` replacing an action's own check (``False`` or a scope)
         self.auth: dict[str, Any] = {}
+        #: whether a list plan (with its filters) may be cached per field node and variables:
+        #: not when an extension's resolver computes the arguments (``for_extensions``)
+        self.cache_list_plans = True
+
+    @classmethod
+    def for_extensions(cls, content_type: ContentType) -> ContentTypeResolvers:
+        """The generated reads for an extension's own resolvers (``app.graphql.find(uid)``):
+        no permission check of their own (the field's ``resolvers_config`` decides) and
+        arguments that may differ for the same field node."""
+        resolvers = cls(content_type)
+        resolvers.auth = {"find": False, "findOne": False}
+        resolvers.cache_list_plans = False
+        return resolvers
 
     # ------------------------------------------------------------ planning
 
@@ -85,7 +98,7 @@ class ContentTypeResolvers:
 
     def _list_plan(self, info: GraphQLResolveInfo, args: Mapping[str, Any]) -> _ListPlan:
         ctx: GraphQLContext = info.context
-        key = ctx.plan_key(info, "list")
+        key = ctx.plan_key(info, "list") if self.cache_list_plans else None
         node = info.field_nodes[0]
         if key is not None:
             found = ctx.plans.get(key, node)

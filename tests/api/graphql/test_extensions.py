@@ -430,3 +430,22 @@ async def test_a_middleware_on_a_generated_root_sees_its_arguments_and_answer(ex
     assert seen["args"]["sort"] == ["name:desc"]
     assert seen["data"] == body["data"]["authors"]
     _forbidden(await gql(extended.client, query, headers=None))  # its own permission still
+
+
+async def test_custom_queries_can_answer_generated_types_through_the_compiled_read(
+    extended, statements
+):
+    query = """query($t: String!) { articlesTitled(title: $t) {
+        data { id attributes { slug author { data { attributes { name } } } } }
+        meta { pagination { total } } } }"""
+    for title, author in (("Hello World", "Alice"), ("Second post", "Bob")):
+        async with statements.recording() as recorded:
+            body = await gql(extended.client, query, {"t": title})
+        found = body["data"]["articlesTitled"]
+        assert found["meta"]["pagination"]["total"] == 1, body
+        assert found["data"][0]["attributes"]["author"]["data"]["attributes"]["name"] == author
+        reads = [s for s in recorded if s.lstrip().upper().startswith("SELECT")]
+        reads = [s for s in reads if "strapi_api_tokens" not in s]
+        assert len(reads) == 3, reads  # page, count, authors
+    first = await gql(extended.client, "{ firstArticle { data { id attributes { slug } } } }")
+    assert first["data"]["firstArticle"]["data"]["id"] == "1"

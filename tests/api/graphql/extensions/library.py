@@ -42,6 +42,8 @@ extend type Query {
   guarded(allow: Boolean!): String
   inlineGuarded(allow: Boolean!): String
   echo(text: String!): String
+  articlesTitled(title: String!): ArticleEntityResponseCollection
+  firstArticle: ArticleEntityResponse
 }
 
 extend type Mutation {
@@ -121,6 +123,12 @@ def upper_title(next: Any, parent: Any, args: dict[str, Any], context: Any, info
 
 
 def register(app: App) -> None:
+    find_articles = app.graphql.find("api::article.article")
+    find_article = app.graphql.find_one("api::article.article")
+
+    async def articles_titled(parent: Any, info: Any, title: str) -> Any:
+        return await find_articles(parent, info, filters={"title": {"eq": title}})
+
     app.policies.register("allow-if-asked", allow_if_asked)
     app.middlewares.register("exclaim", exclaim)
     app.graphql.extension_service.use(
@@ -136,6 +144,8 @@ def register(app: App) -> None:
                     "guarded": lambda parent, info, allow: "passed",
                     "inlineGuarded": lambda parent, info, allow: "passed",
                     "echo": lambda parent, info, text: text,
+                    "articlesTitled": articles_titled,
+                    "firstArticle": lambda parent, info: find_article(parent, info, id="1"),
                 },
                 "Mutation": {"shout": lambda parent, info, text: text},
                 "Article": {
@@ -160,6 +170,7 @@ def register(app: App) -> None:
                 "Query.echo": {"auth": False, "middlewares": ["exclaim"]},
                 "Mutation.shout": {"middlewares": [shout_args, "exclaim"]},
                 "Query.categories": {"auth": False},
+                "Query.articlesTitled": {"auth": False},
                 "Query.authors": {"middlewares": [note_root_call]},
                 "Article.title": {"middlewares": [upper_title]},
             },
