@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import text
 
-from contentapi.auth.permissions import ensure_default_roles
+from contentapi.auth.cache import CallerCache
+from contentapi.auth.permissions import auth_tables, ensure_default_roles
 from contentapi.auth.tokens import TokenHasher, ensure_admin_token
 from contentapi.config import Settings
 from contentapi.db.core_store import ensure_setting
 from contentapi.db.engine import Database
+from contentapi.db.notify import AuthListener, install_auth_triggers
 from contentapi.db.sync import SyncReport, sync_database
 from contentapi.db.tables import ContentTables, build_tables
 from contentapi.entries import EntryService
@@ -45,6 +47,9 @@ class Runtime:
     token_hasher: TokenHasher | None = None
     jwt_secret: str | None = None
     sync_report: SyncReport = field(default_factory=SyncReport)
+    #: resolved callers per credential (PostgreSQL: trusted while ``auth_listener`` listens)
+    caller_cache: CallerCache = field(default_factory=CallerCache)
+    auth_listener: AuthListener | None = None
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
@@ -86,6 +91,11 @@ class Runtime:
             if self.settings.admin_token:
                 await ensure_admin_token(conn, self.token_hasher, self.settings.admin_token)
             await ensure_default_roles(conn, self.tables)
+            if not self.database.is_sqlite:
+                await install_auth_triggers(conn, auth_tables(self.tables))
+        if not self.database.is_sqlite:
+            self.auth_listener = AuthListener(self.settings.database_url, self.caller_cache)
+            await self.auth_listener.start()
         log.info(
             "contentapi ready: %d content types, %d components",
             len(self.registry.content_types),
@@ -93,4 +103,6 @@ class Runtime:
         )
 
     async def stop(self) -> None:
+        if self.auth_listener is not None:
+            await self.auth_listener.stop()
         await self.database.dispose()

@@ -7,6 +7,7 @@ Every route asks ``may(actor, action)`` with actions named as Strapi names them
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
 __all__ = ["READ_ACTIONS", "Actor", "may"]
@@ -27,6 +28,8 @@ class Actor:
     permissions: frozenset[str] = frozenset()
     token_id: int | None = None
     user_id: int | None = None
+    #: when the credential stops being valid (an API token's expiry), for the caller cache
+    expires_at: datetime | None = None
     role_id: int | None = None
 
     @classmethod

@@ -29,23 +29,45 @@ def bearer_token(request: Request) -> str | None:
 
 
 async def current_actor(request: Request) -> Actor:
-    """Who calls: a user (JWT), an API token, or the public role. Resolved from the database on
-    every request, so role changes, blocks and deletions apply to the very next request, in
-    every worker process."""
+    """Who calls: a user (JWT), an API token, or the public role. Read from the database, or
+    from the worker's caller cache, which every committed change to an auth table empties in
+    every worker (``auth/cache.py``): role changes, blocks and deletions apply to the next
+    request everywhere."""
     runtime: Runtime = request.app.state.runtime
     token = bearer_token(request)
+    cache = runtime.caller_cache
+    user_id: int | None = None
+    if token is None:
+        key: tuple[object, ...] = ("public",)
+    elif (
+        token.count(".") == 2
+        and runtime.jwt_secret is not None
+        and (user_id := verify_jwt(token, runtime.jwt_secret)) is not None
+    ):
+        key = ("user", user_id)
+    else:
+        assert runtime.token_hasher is not None
+        key = ("token", runtime.token_hasher.hash(token))
+    found = cache.get(key)
+    if found is not None:
+        return found
+    generation = cache.generation
+    actor = await _read_actor(runtime, token, user_id)
+    cache.put(key, actor, generation, actor.expires_at)
+    return actor
+
+
+async def _read_actor(runtime: Runtime, token: str | None, user_id: int | None) -> Actor:
     tables = runtime.tables
     async with runtime.database.read() as conn:
         if token is None:
             return Actor.public(await public_actions(conn, tables))
-        if token.count(".") == 2 and runtime.jwt_secret is not None:
-            user_id = verify_jwt(token, runtime.jwt_secret)
-            if user_id is not None:
-                access = await user_access(conn, tables, user_id)
-                if access is None or access[0]:  # deleted or blocked
-                    raise UnauthorizedError()
-                _, role_id, actions = access
-                return Actor("user", permissions=actions, user_id=user_id, role_id=role_id)
+        if user_id is not None:
+            access = await user_access(conn, tables, user_id)
+            if access is None or access[0]:  # deleted or blocked
+                raise UnauthorizedError()
+            _, role_id, actions = access
+            return Actor("user", permissions=actions, user_id=user_id, role_id=role_id)
         assert runtime.token_hasher is not None
         actor = await resolve_token(conn, runtime.token_hasher, token)
     if actor is None:

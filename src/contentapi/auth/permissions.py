@@ -154,6 +154,23 @@ def tree_actions(tree: Any) -> set[str] | None:
     return enabled
 
 
+def auth_tables(tables: ContentTables) -> list[str]:
+    """Every table that decides who may do what: users, roles, permissions and their links,
+    API tokens and their permissions (``db/notify.py`` watches them)."""
+    from contentapi.db.system import api_token_permission_links, api_token_permissions, api_tokens
+
+    return [
+        tables.entity(USER_UID).name,
+        tables.entity(ROLE_UID).name,
+        tables.entity(PERMISSION_UID).name,
+        tables.links["up_users_role_links"].name,
+        tables.links["up_permissions_role_links"].name,
+        api_tokens.name,
+        api_token_permissions.name,
+        api_token_permission_links.name,
+    ]
+
+
 async def role_actions(
     conn: AsyncConnection, tables: ContentTables, role_id: int
 ) -> frozenset[str]:

@@ -150,5 +150,9 @@ async def resolve_token(conn: AsyncConnection, hasher: TokenHasher, secret: str)
         )
         actions = frozenset(found.scalars().all())
     return Actor(
-        "api-token", token_type=cast(TokenType, row.type), permissions=actions, token_id=row.id
+        "api-token",
+        token_type=cast(TokenType, row.type),
+        permissions=actions,
+        token_id=row.id,
+        expires_at=row.expires_at,
     )

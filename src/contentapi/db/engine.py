@@ -95,7 +95,10 @@ class Database:
         else:
             options["pool_size"] = 10
             options["max_overflow"] = 10
-            options["pool_pre_ping"] = True
+            # No pre-ping: it costs a round trip per checkout. A connection the server dropped
+            # fails its statement once; SQLAlchemy then invalidates the whole pool, and
+            # connections older than the recycle age are replaced before use.
+            options["pool_recycle"] = 1800
         self.engine: AsyncEngine = create_async_engine(url, **options)
         self._install_hooks()
 
@@ -132,8 +135,15 @@ class Database:
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
-        """A connection in a read transaction."""
-        async with self.engine.connect() as conn, conn.begin():
+        """A connection for reading. On PostgreSQL it runs in autocommit: no BEGIN and COMMIT
+        round trips, and nothing lost — under READ COMMITTED every statement takes its own
+        snapshot inside a transaction too. SQLite reads in a deferred transaction."""
+        if self.is_sqlite:
+            async with self.engine.connect() as conn, conn.begin():
+                yield conn
+            return
+        async with self.engine.connect() as conn:
+            conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
             yield conn
 
     @asynccontextmanager

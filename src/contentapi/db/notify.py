@@ -1,0 +1,120 @@
+"""PostgreSQL change notifications for the auth tables (``LISTEN contentapi_auth``).
+
+``install_auth_triggers`` puts one statement-level trigger on each table that decides who may
+do what (users, roles, permissions, their links, API tokens and their permissions): any
+insert, update, delete or truncate sends ``NOTIFY contentapi_auth`` when its transaction
+commits — whoever writes, this server, another worker, another instance or a tool on the same
+database. The triggers are additive: a Strapi database keeps working with them.
+
+``AuthListener`` holds one plain asyncpg connection per worker, listening; each notification
+empties the ``CallerCache``. When the connection drops, the cache stops being trusted until the
+listener has reconnected (retrying every second).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+import asyncpg
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from contentapi.auth.cache import CallerCache
+
+__all__ = ["CHANNEL", "AuthListener", "install_auth_triggers"]
+
+log = logging.getLogger("contentapi")
+
+CHANNEL = "contentapi_auth"
+_FUNCTION = "contentapi_auth_changed"
+
+
+async def install_auth_triggers(conn: AsyncConnection, tables: Iterable[str]) -> None:
+    """(Re)create the notifying function and one trigger per table (idempotent)."""
+    await conn.execute(
+        text(
+            f"CREATE OR REPLACE FUNCTION {_FUNCTION}() RETURNS trigger AS $$ "
+            f"BEGIN PERFORM pg_notify('{CHANNEL}', TG_TABLE_NAME); RETURN NULL; END "
+            "$$ LANGUAGE plpgsql"
+        )
+    )
+    for table in tables:
+        quoted = '"' + table.replace('"', '""') + '"'
+        await conn.execute(text(f"DROP TRIGGER IF EXISTS {_FUNCTION} ON {quoted}"))
+        await conn.execute(
+            text(
+                f"CREATE TRIGGER {_FUNCTION} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE "
+                f"ON {quoted} FOR EACH STATEMENT EXECUTE FUNCTION {_FUNCTION}()"
+            )
+        )
+
+
+def _connect_args(url: str) -> tuple[str, dict[str, Any]]:
+    """SQLAlchemy's ``postgresql+asyncpg://…?ssl=…`` → ``asyncpg.connect``'s DSN and keyword
+    arguments (query parameters are connect arguments there, as SQLAlchemy passes them)."""
+    parsed = make_url(url)
+    options = dict(parsed.query)
+    bare = parsed.set(drivername="postgresql", query={})
+    return bare.render_as_string(hide_password=False), options
+
+
+class AuthListener:
+    """Empties ``cache`` on every ``contentapi_auth`` notification; see the module docstring."""
+
+    def __init__(self, url: str, cache: CallerCache, retry_seconds: float = 1.0) -> None:
+        self.dsn, self.options = _connect_args(url)
+        self.cache = cache
+        self.retry_seconds = retry_seconds
+        self._task: asyncio.Task[None] | None = None
+        self._lost = asyncio.Event()
+
+    def _changed(self, *_args: Any) -> None:
+        self.cache.clear()
+
+    def _terminated(self, *_args: Any) -> None:
+        self.cache.set_live(False)
+        self._lost.set()
+
+    async def _listen_once(self) -> None:
+        connection = await asyncpg.connect(self.dsn, **self.options)
+        try:
+            self._lost.clear()
+            connection.add_termination_listener(self._terminated)
+            await connection.add_listener(CHANNEL, self._changed)
+            self.cache.set_live(True)
+            await self._lost.wait()
+        finally:
+            self.cache.set_live(False)
+            with contextlib.suppress(Exception):
+                await connection.close(timeout=2)
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self._listen_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # the database is away: requests read it directly
+                log.warning("auth change listener: %s; retrying", error)
+            await asyncio.sleep(self.retry_seconds)
+
+    async def start(self, wait_seconds: float = 5.0) -> None:
+        """Start listening; waits (up to ``wait_seconds``) for the first connection."""
+        self._task = asyncio.create_task(self._run(), name="contentapi-auth-listener")
+        for _ in range(int(wait_seconds / 0.01)):
+            if self.cache.live:
+                return
+            await asyncio.sleep(0.01)
+
+    async def stop(self) -> None:
+        self.cache.set_live(False)
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None

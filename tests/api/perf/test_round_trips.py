@@ -1,0 +1,64 @@
+"""Round trips to PostgreSQL per request kind, counted on the wire (tests/support/pgproxy.py).
+
+Before this (2026-11-24) the same requests cost 14, 12, 13 and 20 round trips; a request
+now costs its statements and nothing else: no BEGIN/COMMIT around reads, no pool
+pre-ping, and the caller resolved from the per-worker cache once warm (auth/cache.py). Round
+trips are a network notion, so these run on PostgreSQL only; the statement counts of the same
+requests are asserted on both databases in tests/api/query/test_statements.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from tests.conftest import ADMIN_TOKEN
+from tests.support.pgproxy import RoundTripProxy
+
+ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+
+
+@pytest.fixture
+async def proxy(backend: str) -> AsyncIterator[RoundTripProxy]:
+    if backend != "postgres":
+        pytest.skip("round trips are counted on PostgreSQL's wire protocol")
+    counting = RoundTripProxy()
+    await counting.start()
+    yield counting  # stopped after the app (fixtures end in reverse order)
+    await counting.stop()
+
+
+@pytest.fixture
+async def proxied(proxy: RoundTripProxy, databases: Any, start_app: Any) -> Any:
+    url = await databases.new_url()
+    base, _, name = url.rpartition("/")
+    credentials = base.rsplit("@", 1)[0]
+    handle = await start_app(
+        database_url=f"{credentials}@127.0.0.1:{proxy.port}/{name}?ssl=disable"
+    )
+    handle.proxy = proxy
+    return handle
+
+
+async def _count(handle: Any, method: str, path: str, **kwargs: Any) -> int:
+    await handle.client.request(method, path, headers=ADMIN, **kwargs)  # warm: prepares, caches
+    async with handle.proxy.counting() as counted:
+        response = await handle.client.request(method, path, headers=ADMIN, **kwargs)
+    assert response.status_code < 300, response.text
+    return counted[0]
+
+
+async def test_round_trips_per_request_kind(proxied):
+    entries = proxied.runtime.entries
+    await entries.create("api::author.author", {"name": "Ann", "email": "a@x.io"})
+    for n in range(3):
+        await entries.create("api::article.article", {"title": f"Title {n}", "author": 1})
+    # page + count + the populated author
+    assert await _count(proxied, "GET", "/api/articles?populate=author") == 3
+    # the entry (+ its populated author)
+    assert await _count(proxied, "GET", "/api/articles/1") == 1
+    assert await _count(proxied, "GET", "/api/articles/1?populate=author") == 2
+    # BEGIN, the entry's lock and checks, the update, the answer's read, COMMIT
+    assert await _count(proxied, "PUT", "/api/articles/1", json={"data": {"summary": "s"}}) == 6
