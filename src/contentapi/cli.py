@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 from typing import Annotated, cast
 
@@ -73,11 +74,24 @@ def check() -> None:
         raise typer.Exit(1)
 
 
+def default_workers() -> int:
+    """One worker per CPU core this process may use (cgroup/affinity aware), at most 8: each
+    worker is a single-threaded event loop, and past a few the database is the limit."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 8))
+
+
 @app.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="Listen address")] = None,
     port: Annotated[int | None, typer.Option(help="Listen port")] = None,
-    workers: Annotated[int, typer.Option(help="Worker processes")] = 1,
+    workers: Annotated[
+        int | None,
+        typer.Option(help="Worker processes (default: one per CPU core available, at most 8)"),
+    ] = None,
     reload: Annotated[bool, typer.Option(help="Restart on code changes")] = False,
 ) -> None:
     """Run the server (uvicorn)."""
@@ -91,7 +105,7 @@ def serve(
         factory=True,
         host=host or settings.host,
         port=port or settings.port,
-        workers=None if reload else workers,
+        workers=None if reload else (workers or default_workers()),
         reload=reload,
         log_level="info",
         proxy_headers=True,
