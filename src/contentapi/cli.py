@@ -101,7 +101,7 @@ def serve(
     if _check_models(settings) or _check_extensions(settings):
         raise typer.Exit(1)
     uvicorn.run(
-        "contentapi.app:create_app",
+        "contentapi.app:create_server_app",
         factory=True,
         host=host or settings.host,
         port=port or settings.port,
