@@ -194,12 +194,15 @@ class Populator:
             )
         else:
             statement = select(*selected).select_from(source).where(*conditions).order_by(*order)
-        rows = (await conn.execute(statement)).mappings().all()
+        # plain rows: the parent id first, then the columns in ``columns`` order
+        names = [name for _, name in columns]
+        stop = 1 + len(names)
+        rows = (await conn.execute(statement)).all()
         by_parent: dict[int, list[Entry]] = defaultdict(list)
         related: list[Entry] = []
         for row in rows:
-            entry = _to_entry(row, columns)
-            by_parent[int(row[_PARENT])].append(entry)
+            entry = dict(zip(names, row[1:stop], strict=True))
+            by_parent[int(row[0])].append(entry)
             related.append(entry)
         for entry in entries:
             found = by_parent.get(int(entry["id"]), [])
