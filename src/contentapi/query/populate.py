@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import FromClause, Select, and_, func, select
+from sqlalchemy import ARRAY, ColumnElement, FromClause, Select, and_, any_, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.db.tables import ContentTables
@@ -84,6 +84,14 @@ def _to_entry(row: Any, columns: Sequence[tuple[str, str]]) -> Entry:
 
 class Populator:
     """Attaches populated attributes to entries of any model."""
+
+    def _among(self, column: Any, ids: Sequence[int]) -> ColumnElement[bool]:
+        """``column IN ids``. On PostgreSQL ``column = ANY($1::INTEGER[])``: one statement
+        text whatever the number of ids, so asyncpg's prepared statement is reused and
+        SQLAlchemy has no expanding parameter to render on every call."""
+        if self.compiler.dialect != "postgresql":
+            return column.in_(ids)
+        return column == any_(bindparam(None, list(ids), type_=ARRAY(column.type)))
 
     def __init__(
         self, registry: Registry, tables: ContentTables, compiler: Compiler, default_locale: str
@@ -160,7 +168,7 @@ class Populator:
                 order.append(link_table.c[link.order_column])
             order += [link_table.c.id]
         conditions = [
-            parent.in_(ids),
+            self._among(parent, ids),
             self.compiler.visible(target, target_table, publication_state, "all", None),
             self.compiler.where(target, target_table, node.filters),
         ]
@@ -227,7 +235,7 @@ class Populator:
             .where(
                 and_(
                     morphs.c.related_type == model.uid,
-                    morphs.c.related_id.in_(ids),
+                    self._among(morphs.c.related_id, ids),
                     morphs.c.field.in_(list(media)),
                 )
             )
@@ -264,7 +272,7 @@ class Populator:
         links = (
             await conn.execute(
                 select(morphs.c.file_id, morphs.c.related_type, morphs.c.related_id)
-                .where(morphs.c.file_id.in_(ids), morphs.c.related_type.in_(list(node.on)))
+                .where(self._among(morphs.c.file_id, ids), morphs.c.related_type.in_(list(node.on)))
                 .order_by(morphs.c.file_id, morphs.c.id)
             )
         ).all()
@@ -282,7 +290,7 @@ class Populator:
             table = self.tables.entity(uid)
             columns = select_columns(model, spec.fields)
             statement = select(*(table.c[c] for c, _ in columns)).where(
-                table.c.id.in_(sorted(related_ids))
+                self._among(table.c.id, sorted(related_ids))
             )
             if isinstance(model, ContentType):
                 statement = statement.where(
@@ -317,7 +325,7 @@ class Populator:
         links = (
             await conn.execute(
                 select(join.c.entity_id, join.c.field, join.c.component_type, join.c.component_id)
-                .where(join.c.entity_id.in_(ids), join.c.field.in_(list(nodes)))
+                .where(self._among(join.c.entity_id, ids), join.c.field.in_(list(nodes)))
                 .order_by(join.c.order, join.c.id)
             )
         ).all()
@@ -348,7 +356,7 @@ class Populator:
         for (uid, own), component_ids in batches.items():
             component = self.registry.components[uid]
             table = self.tables.entity(uid)
-            statement = select(table).where(table.c.id.in_(sorted(component_ids)))
+            statement = select(table).where(self._among(table.c.id, sorted(component_ids)))
             if own is not None:
                 spec = specs[(own, uid)]
                 statement = statement.where(self.compiler.where(component, table, spec.filters))
