@@ -82,15 +82,24 @@ def _to_entry(row: Any, columns: Sequence[tuple[str, str]]) -> Entry:
     return {name: row[column] for column, name in columns}
 
 
+#: how many built relation statements a populator keeps
+_STATEMENTS = 512
+
+
 class Populator:
     """Attaches populated attributes to entries of any model."""
 
-    def _among(self, column: Any, ids: Sequence[int]) -> ColumnElement[bool]:
+    def _among(self, column: Any, ids: Sequence[int] | None = None) -> ColumnElement[bool]:
         """``column IN ids``. On PostgreSQL ``column = ANY($1::INTEGER[])``: one statement
         text whatever the number of ids, so asyncpg's prepared statement is reused and
-        SQLAlchemy has no expanding parameter to render on every call."""
+        SQLAlchemy has no expanding parameter to render on every call. Without ``ids`` the
+        list is a parameter named ``ids``, bound when the statement runs."""
         if self.compiler.dialect != "postgresql":
+            if ids is None:
+                return column.in_(bindparam("ids", expanding=True))
             return column.in_(ids)
+        if ids is None:
+            return column == any_(bindparam("ids", type_=ARRAY(column.type)))
         return column == any_(bindparam(None, list(ids), type_=ARRAY(column.type)))
 
     def __init__(
@@ -100,6 +109,8 @@ class Populator:
         self.tables = tables
         self.compiler = compiler
         self.default_locale = default_locale
+        #: built relation statements, oldest dropped first past ``_STATEMENTS``
+        self._statements: dict[Any, Any] = {}
 
     async def run(
         self,
@@ -133,17 +144,13 @@ class Populator:
 
     # ------------------------------------------------------------ relations
 
-    async def _relation(
-        self,
-        conn: AsyncConnection,
-        model: Model,
-        name: str,
-        node: RelationPopulate,
-        entries: Sequence[Entry],
-        ids: list[int],
-        publication_state: str,
-    ) -> None:
-        publication_state = node.publication_state or publication_state
+    def _relation_statement(
+        self, model: Model, name: str, node: RelationPopulate, publication_state: str
+    ) -> Any:
+        """The statement reading a populated relation for the parent ids bound as ``ids``
+        (built once per relation, node and publication state: ``_relation`` caches it, so a
+        repeated request skips building it and SQLAlchemy's cache-key walk). For a count
+        node: ``(statement, parent column)``; else ``(statement, columns, target, to_many)``."""
         if name == LOCALIZATIONS:
             assert isinstance(model, ContentType)
             link = localizations_link(self.tables, model)
@@ -168,7 +175,7 @@ class Populator:
                 order.append(link_table.c[link.order_column])
             order += [link_table.c.id]
         conditions = [
-            self._among(parent, ids),
+            self._among(parent),
             self.compiler.visible(target, target_table, publication_state, "all", None),
             self.compiler.where(target, target_table, node.filters),
         ]
@@ -177,12 +184,7 @@ class Populator:
         )
         if node.count:
             counted = select(parent, func.count()).select_from(source).where(*conditions)
-            totals: dict[int, int] = {
-                int(p): int(n) for p, n in (await conn.execute(counted.group_by(parent))).all()
-            }
-            for entry in entries:
-                entry[name] = RelationCount(int(totals.get(int(entry["id"]), 0)))
-            return
+            return counted.group_by(parent), parent
         selected = [parent.label(_PARENT), *(target_table.c[c] for c, _ in columns)]
         statement: Select[Any]
         if node.limit is not None and to_many:
@@ -202,10 +204,43 @@ class Populator:
             )
         else:
             statement = select(*selected).select_from(source).where(*conditions).order_by(*order)
+        return statement, columns, target, to_many
+
+    async def _relation(
+        self,
+        conn: AsyncConnection,
+        model: Model,
+        name: str,
+        node: RelationPopulate,
+        entries: Sequence[Entry],
+        ids: list[int],
+        publication_state: str,
+    ) -> None:
+        publication_state = node.publication_state or publication_state
+        if node.count:
+            counted, _parent = self._relation_statement(model, name, node, publication_state)
+            found = await conn.execute(counted, {"ids": ids})
+            totals: dict[int, int] = {int(p): int(n) for p, n in found.all()}
+            for entry in entries:
+                entry[name] = RelationCount(int(totals.get(int(entry["id"]), 0)))
+            return
+        key = (model.uid, name, node.fields, node.filters, node.sort, node.limit, node.offset)
+        cache_key = (*key, node.publication_state, publication_state)
+        try:
+            cached = self._statements.get(cache_key)
+        except TypeError:  # a filter value that cannot be hashed (a list): not cached
+            cached, cache_key = None, None
+        if cached is None:
+            cached = self._relation_statement(model, name, node, publication_state)
+            if cache_key is not None:
+                self._statements[cache_key] = cached
+                while len(self._statements) > _STATEMENTS:
+                    self._statements.pop(next(iter(self._statements)))
+        statement, columns, target, to_many = cached
         # plain rows: the parent id first, then the columns in ``columns`` order
         names = [name for _, name in columns]
         stop = 1 + len(names)
-        rows = (await conn.execute(statement)).all()
+        rows = (await conn.execute(statement, {"ids": ids})).all()
         by_parent: dict[int, list[Entry]] = defaultdict(list)
         related: list[Entry] = []
         for row in rows:
