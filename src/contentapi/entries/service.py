@@ -74,6 +74,8 @@ class EntryService:
         self.writer = Writer(registry, tables, is_sqlite=database.is_sqlite)
         self.compiler = Compiler(registry, tables, database.dialect)
         self.populator = Populator(registry, tables, self.compiler, locales[0])
+        #: built page and count statements by query (``_page_statements``)
+        self._pages: dict[Any, tuple[Select[Any], Columns, Select[Any]]] = {}
 
     def content_type(self, uid: str) -> ContentType:
         return self.registry.content_types[uid]
@@ -111,10 +113,29 @@ class EntryService:
         )
         return entries
 
-    async def find_many(self, uid: str, query: ReadQuery) -> Page:
-        """A page of entries: filtered, sorted, paginated, with fields and populate."""
-        content_type = self.content_type(uid)
-        table = self.tables.entity(uid)
+    def _page_statements(
+        self, content_type: ContentType, query: ReadQuery
+    ) -> tuple[Select[Any], Columns, Select[Any]]:
+        """The page and count statements of a list query, built once per query shape and
+        values (``_pages`` keeps the last 512): a repeated request skips building them and
+        SQLAlchemy's cache-key walk."""
+        key = (
+            content_type.uid,
+            query.publication_state,
+            query.locale,
+            query.filters,
+            query.sort,
+            query.fields,
+            query.pagination.limit,
+            query.pagination.offset,
+        )
+        try:
+            found = self._pages.get(key)
+        except TypeError:  # a value that cannot be hashed (a list): built every time
+            found, key = None, None
+        if found is not None:
+            return found
+        table = self.tables.entity(content_type.uid)
         where = self._where(content_type, query)
         statement, columns = self._select(content_type, query)
         statement = (
@@ -123,11 +144,22 @@ class EntryService:
             .limit(query.pagination.limit)
             .offset(query.pagination.offset)
         )
+        count = select(func.count()).select_from(table).where(where)
+        built = (statement, columns, count)
+        if key is not None:
+            self._pages[key] = built
+            while len(self._pages) > 512:
+                self._pages.pop(next(iter(self._pages)))
+        return built
+
+    async def find_many(self, uid: str, query: ReadQuery) -> Page:
+        """A page of entries: filtered, sorted, paginated, with fields and populate."""
+        content_type = self.content_type(uid)
+        statement, columns, count = self._page_statements(content_type, query)
         async with self.database.read() as conn:
             entries = await self._entries(conn, content_type, statement, columns, query)
             total = None
             if query.pagination.with_count:
-                count = select(func.count()).select_from(table).where(where)
                 total = int((await conn.execute(count)).scalar_one())
         return Page(entries, total)
 

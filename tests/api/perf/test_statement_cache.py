@@ -38,3 +38,35 @@ async def test_cached_populate_statements_take_each_requests_values(app, client,
     preview = await _names(client, admin, "populate[articles]=true&publicationState=preview")
     assert live == [["Alpha one"], ["Gamma three"]]
     assert preview == [["Alpha one", "Beta two"], ["Gamma three"]]
+
+
+async def _titles(client: Any, admin: dict[str, str], query: str) -> tuple[list[str], int]:
+    response = await client.get(f"/api/articles?sort=id&{query}", headers=admin)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    titles = [a["attributes"]["title"] for a in body["data"]]
+    return titles, body["meta"]["pagination"]["total"]
+
+
+async def test_cached_page_statements_take_each_requests_values(app, client, admin):
+    entries = app.runtime.entries
+    for title in ("Alpha one", "Beta two", "Gamma three", "Alpha four"):
+        await entries.create("api::article.article", {"title": title})
+    await entries.update("api::article.article", 4, {"publishedAt": None})
+    starts = "filters[title][$startsWith]={}"
+    assert await _titles(client, admin, starts.format("Al")) == (["Alpha one"], 1)
+    assert await _titles(client, admin, starts.format("Be")) == (["Beta two"], 1)
+    preview = starts.format("Al") + "&publicationState=preview"
+    assert await _titles(client, admin, preview) == (["Alpha one", "Alpha four"], 2)
+    assert await _titles(client, admin, "pagination[pageSize]=1&pagination[page]=2") == (
+        ["Beta two"],
+        3,
+    )
+    assert await _titles(client, admin, "pagination[pageSize]=1&pagination[page]=3") == (
+        ["Gamma three"],
+        3,
+    )
+    assert await _titles(client, admin, "locale=fr") == ([], 0)
+    listed = "filters[title][$in][0]={}&filters[title][$in][1]=x"
+    assert await _titles(client, admin, listed.format("Beta two")) == (["Beta two"], 1)
+    assert await _titles(client, admin, listed.format("Gamma three")) == (["Gamma three"], 1)
