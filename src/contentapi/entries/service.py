@@ -14,7 +14,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, func, select
+from sqlalchemy import ColumnElement, Select, and_, bindparam, func, select
 from sqlalchemy.exc import DataError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -76,6 +76,8 @@ class EntryService:
         self.populator = Populator(registry, tables, self.compiler, locales[0])
         #: built page and count statements by query (``_page_statements``)
         self._pages: dict[Any, tuple[Select[Any], Columns, Select[Any]]] = {}
+        #: built one-entry statements by type, fields and state (a handful per type)
+        self._by_id: dict[Any, tuple[Select[Any], Columns]] = {}
 
     def content_type(self, uid: str) -> ContentType:
         return self.registry.content_types[uid]
@@ -103,10 +105,11 @@ class EntryService:
         statement: Select[Any],
         columns: Columns,
         query: ReadQuery,
+        parameters: dict[str, Any] | None = None,
     ) -> list[Entry]:
         # plain rows (tuples in the selected order) are cheaper than mappings
         names = [name for _, name in columns]
-        rows = (await conn.execute(statement)).all()
+        rows = (await conn.execute(statement, parameters)).all()
         entries = [dict(zip(names, row, strict=True)) for row in rows]
         await self.populator.run(
             conn, content_type, entries, query.populate, query.publication_state
@@ -184,12 +187,23 @@ class EntryService:
         *,
         any_state: bool = False,
     ) -> Entry | None:
-        table = self.tables.entity(content_type.uid)
-        where: ColumnElement[bool] = table.c.id == entry_id
-        if content_type.draft_and_publish and query.publication_state == "live" and not any_state:
-            where = and_(where, table.c.published_at.is_not(None))
-        statement, columns = self._select(content_type, query)
-        entries = await self._entries(conn, content_type, statement.where(where), columns, query)
+        live = content_type.draft_and_publish and query.publication_state == "live"
+        live = live and not any_state
+        key = (content_type.uid, query.fields, live)
+        found = self._by_id.get(key)
+        if found is None:  # built once per type, fields and state; the id is bound
+            table = self.tables.entity(content_type.uid)
+            where: ColumnElement[bool] = table.c.id == bindparam("entry_id")
+            if live:
+                where = and_(where, table.c.published_at.is_not(None))
+            statement, columns = self._select(content_type, query)
+            if len(self._by_id) >= 1024:  # many field combinations: start over
+                self._by_id.clear()
+            found = self._by_id[key] = (statement.where(where), columns)
+        statement, columns = found
+        entries = await self._entries(
+            conn, content_type, statement, columns, query, {"entry_id": entry_id}
+        )
         return entries[0] if entries else None
 
     async def find_single(self, uid: str, query: ReadQuery) -> Entry | None:
