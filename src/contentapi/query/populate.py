@@ -206,6 +206,13 @@ class Populator:
             statement = select(*selected).select_from(source).where(*conditions).order_by(*order)
         return statement, columns, target, to_many
 
+    def _keep(self, key: Any, statement: Any) -> Any:
+        """Remember a built statement (oldest dropped first past ``_STATEMENTS``)."""
+        self._statements[key] = statement
+        while len(self._statements) > _STATEMENTS:
+            self._statements.pop(next(iter(self._statements)))
+        return statement
+
     async def _relation(
         self,
         conn: AsyncConnection,
@@ -233,9 +240,7 @@ class Populator:
         if cached is None:
             cached = self._relation_statement(model, name, node, publication_state)
             if cache_key is not None:
-                self._statements[cache_key] = cached
-                while len(self._statements) > _STATEMENTS:
-                    self._statements.pop(next(iter(self._statements)))
+                self._keep(cache_key, cached)
         statement, columns, target, to_many = cached
         # plain rows: the parent id first, then the columns in ``columns`` order
         names = [name for _, name in columns]
@@ -356,14 +361,17 @@ class Populator:
         ids: list[int],
         publication_state: str,
     ) -> None:
-        join = self.tables.component_joins[model.uid]
-        links = (
-            await conn.execute(
+        join_key = ("components", model.uid, tuple(nodes))
+        joined = self._statements.get(join_key)
+        if joined is None:  # built once per model and fields; the ids are bound
+            join = self.tables.component_joins[model.uid]
+            joined = self._keep(
+                join_key,
                 select(join.c.entity_id, join.c.field, join.c.component_type, join.c.component_id)
-                .where(self._among(join.c.entity_id, ids), join.c.field.in_(list(nodes)))
-                .order_by(join.c.order, join.c.id)
+                .where(self._among(join.c.entity_id), join.c.field.in_(list(nodes)))
+                .order_by(join.c.order, join.c.id),
             )
-        ).all()
+        links = (await conn.execute(joined, {"ids": ids})).all()
         links = [
             link
             for link in links
@@ -391,15 +399,22 @@ class Populator:
         for (uid, own), component_ids in batches.items():
             component = self.registry.components[uid]
             table = self.tables.entity(uid)
-            statement = select(table).where(self._among(table.c.id, sorted(component_ids)))
-            if own is not None:
+            if own is None:
+                statement = self._statements.get(("component", uid))
+                if statement is None:  # built once per component; the ids are bound
+                    statement = self._keep(
+                        ("component", uid), select(table).where(self._among(table.c.id))
+                    )
+                found = await conn.execute(statement, {"ids": sorted(component_ids)})
+            else:
                 spec = specs[(own, uid)]
+                statement = select(table).where(self._among(table.c.id, sorted(component_ids)))
                 statement = statement.where(self.compiler.where(component, table, spec.filters))
                 if spec.sort:
                     statement = statement.order_by(
                         *self.compiler.order_by(component, table, spec.sort)
                     )
-            found = await conn.execute(statement)
+                found = await conn.execute(statement)
             for position, row in enumerate(found.mappings()):
                 rows[(uid, own, int(row["id"]))] = row
                 rank[(uid, own, int(row["id"]))] = position
