@@ -19,7 +19,7 @@ from contentapi.auth.tokens import TokenHasher, ensure_admin_token
 from contentapi.config import Settings
 from contentapi.db.core_store import ensure_setting
 from contentapi.db.engine import Database
-from contentapi.db.notify import AuthListener, install_auth_triggers
+from contentapi.db.notify import AuthListener, install_auth_triggers, install_content_triggers
 from contentapi.db.sync import SyncReport, sync_database
 from contentapi.db.tables import ContentTables, build_tables
 from contentapi.entries import EntryService
@@ -93,8 +93,11 @@ class Runtime:
             await ensure_default_roles(conn, self.tables)
             if not self.database.is_sqlite:
                 await install_auth_triggers(conn, auth_tables(self.tables))
+                await install_content_triggers(conn, list(self.tables.metadata.tables))
         if not self.database.is_sqlite:
-            self.auth_listener = AuthListener(self.settings.database_url, self.caller_cache)
+            self.auth_listener = AuthListener(
+                self.settings.database_url, self.caller_cache, totals=self.entries.totals
+            )
             await self.auth_listener.start()
         log.info(
             "contentapi ready: %d content types, %d components",

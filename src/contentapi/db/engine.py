@@ -9,7 +9,7 @@ block writers.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -100,6 +100,8 @@ class Database:
             # connections older than the recycle age are replaced before use.
             options["pool_recycle"] = 1800
         self.engine: AsyncEngine = create_async_engine(url, **options)
+        #: called after every committed write transaction (the entry service's list totals)
+        self.after_write: list[Callable[[], None]] = []
         self._install_hooks()
 
     @property
@@ -154,6 +156,8 @@ class Database:
                 conn = await conn.execution_options(sqlite_begin="IMMEDIATE")
             async with conn.begin():
                 yield conn
+        for hook in self.after_write:  # committed: what this process keeps may be stale
+            hook()
 
     async def dispose(self) -> None:
         await self.engine.dispose()

@@ -26,30 +26,50 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.auth.cache import CallerCache
 
-__all__ = ["CHANNEL", "AuthListener", "install_auth_triggers"]
+__all__ = [
+    "CHANNEL",
+    "CONTENT_CHANNEL",
+    "AuthListener",
+    "install_auth_triggers",
+    "install_content_triggers",
+]
 
 log = logging.getLogger("contentapi")
 
 CHANNEL = "contentapi_auth"
 _FUNCTION = "contentapi_auth_changed"
+CONTENT_CHANNEL = "contentapi_content"
+_CONTENT_FUNCTION = "contentapi_content_changed"
 
 
 async def install_auth_triggers(conn: AsyncConnection, tables: Iterable[str]) -> None:
-    """(Re)create the notifying function and one trigger per table (idempotent)."""
+    """(Re)create the notifying function and one trigger per auth table (idempotent)."""
+    await _install_triggers(conn, _FUNCTION, CHANNEL, tables)
+
+
+async def install_content_triggers(conn: AsyncConnection, tables: Iterable[str]) -> None:
+    """The same for every content table (``contentapi_content``): list totals are kept per
+    worker and must be forgotten when any write commits (``entries/totals.py``)."""
+    await _install_triggers(conn, _CONTENT_FUNCTION, CONTENT_CHANNEL, tables)
+
+
+async def _install_triggers(
+    conn: AsyncConnection, function: str, channel: str, tables: Iterable[str]
+) -> None:
     await conn.execute(
         text(
-            f"CREATE OR REPLACE FUNCTION {_FUNCTION}() RETURNS trigger AS $$ "
-            f"BEGIN PERFORM pg_notify('{CHANNEL}', TG_TABLE_NAME); RETURN NULL; END "
+            f"CREATE OR REPLACE FUNCTION {function}() RETURNS trigger AS $$ "
+            f"BEGIN PERFORM pg_notify('{channel}', TG_TABLE_NAME); RETURN NULL; END "
             "$$ LANGUAGE plpgsql"
         )
     )
     for table in tables:
         quoted = '"' + table.replace('"', '""') + '"'
-        await conn.execute(text(f"DROP TRIGGER IF EXISTS {_FUNCTION} ON {quoted}"))
+        await conn.execute(text(f"DROP TRIGGER IF EXISTS {function} ON {quoted}"))
         await conn.execute(
             text(
-                f"CREATE TRIGGER {_FUNCTION} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE "
-                f"ON {quoted} FOR EACH STATEMENT EXECUTE FUNCTION {_FUNCTION}()"
+                f"CREATE TRIGGER {function} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE "
+                f"ON {quoted} FOR EACH STATEMENT EXECUTE FUNCTION {function}()"
             )
         )
 
@@ -64,11 +84,19 @@ def _connect_args(url: str) -> tuple[str, dict[str, Any]]:
 
 
 class AuthListener:
-    """Empties ``cache`` on every ``contentapi_auth`` notification; see the module docstring."""
+    """Empties ``cache`` on every ``contentapi_auth`` notification and ``totals`` (when given)
+    on every ``contentapi_content`` one; see the module docstring."""
 
-    def __init__(self, url: str, cache: CallerCache, retry_seconds: float = 1.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        cache: CallerCache,
+        retry_seconds: float = 1.0,
+        totals: Any = None,
+    ) -> None:
         self.dsn, self.options = _connect_args(url)
         self.cache = cache
+        self.totals = totals
         self.retry_seconds = retry_seconds
         self._task: asyncio.Task[None] | None = None
         self._lost = asyncio.Event()
@@ -76,8 +104,17 @@ class AuthListener:
     def _changed(self, *_args: Any) -> None:
         self.cache.clear()
 
+    def _content_changed(self, *_args: Any) -> None:
+        if self.totals is not None:
+            self.totals.clear()
+
+    def _set_live(self, live: bool) -> None:
+        self.cache.set_live(live)
+        if self.totals is not None:
+            self.totals.set_live(live)
+
     def _terminated(self, *_args: Any) -> None:
-        self.cache.set_live(False)
+        self._set_live(False)
         self._lost.set()
 
     async def _listen_once(self) -> None:
@@ -86,10 +123,11 @@ class AuthListener:
             self._lost.clear()
             connection.add_termination_listener(self._terminated)
             await connection.add_listener(CHANNEL, self._changed)
-            self.cache.set_live(True)
+            await connection.add_listener(CONTENT_CHANNEL, self._content_changed)
+            self._set_live(True)
             await self._lost.wait()
         finally:
-            self.cache.set_live(False)
+            self._set_live(False)
             with contextlib.suppress(Exception):
                 await connection.close(timeout=2)
 
@@ -112,7 +150,7 @@ class AuthListener:
             await asyncio.sleep(0.01)
 
     async def stop(self) -> None:
-        self.cache.set_live(False)
+        self._set_live(False)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -30,6 +30,7 @@ from contentapi.entries.localization import (
 )
 from contentapi.entries.messages import RequestError
 from contentapi.entries.nested import full_populate, ids_only
+from contentapi.entries.totals import TotalsCache
 from contentapi.entries.writer import Writer
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import ReadQuery
@@ -75,7 +76,10 @@ class EntryService:
         self.compiler = Compiler(registry, tables, database.dialect)
         self.populator = Populator(registry, tables, self.compiler, locales[0])
         #: built page and count statements by query (``_page_statements``)
-        self._pages: dict[Any, tuple[Select[Any], Columns, Select[Any]]] = {}
+        self._pages: dict[Any, tuple[Select[Any], Columns, Select[Any], Any]] = {}
+        #: list totals per query (PostgreSQL: trusted while the change listener listens)
+        self.totals = TotalsCache()
+        database.after_write.append(self.totals.clear)
         #: built one-entry statements by type, fields and state (a handful per type)
         self._by_id: dict[Any, tuple[Select[Any], Columns]] = {}
 
@@ -118,7 +122,7 @@ class EntryService:
 
     def _page_statements(
         self, content_type: ContentType, query: ReadQuery
-    ) -> tuple[Select[Any], Columns, Select[Any]]:
+    ) -> tuple[Select[Any], Columns, Select[Any], Any]:
         """The page and count statements of a list query, built once per query shape and
         values (``_pages`` keeps the last 512): a repeated request skips building them and
         SQLAlchemy's cache-key walk."""
@@ -148,7 +152,8 @@ class EntryService:
             .offset(query.pagination.offset)
         )
         count = select(func.count()).select_from(table).where(where)
-        built = (statement, columns, count)
+        # the count does not depend on the page: its key leaves limit and offset out
+        built = (statement, columns, count, None if key is None else key[:-2])
         if key is not None:
             self._pages[key] = built
             while len(self._pages) > 512:
@@ -158,12 +163,17 @@ class EntryService:
     async def find_many(self, uid: str, query: ReadQuery) -> Page:
         """A page of entries: filtered, sorted, paginated, with fields and populate."""
         content_type = self.content_type(uid)
-        statement, columns, count = self._page_statements(content_type, query)
+        statement, columns, count, count_key = self._page_statements(content_type, query)
+        total = None
+        generation = self.totals.generation
+        if query.pagination.with_count and count_key is not None:
+            total = self.totals.get(count_key)
         async with self.database.read() as conn:
             entries = await self._entries(conn, content_type, statement, columns, query)
-            total = None
-            if query.pagination.with_count:
+            if query.pagination.with_count and total is None:
                 total = int((await conn.execute(count)).scalar_one())
+                if count_key is not None:
+                    self.totals.put(count_key, total, generation)
         return Page(entries, total)
 
     async def count(self, uid: str, query: ReadQuery) -> int:

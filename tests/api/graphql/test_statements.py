@@ -26,6 +26,7 @@ query Nested($size: Int) {
 
 
 async def _statements(app, statements, size: int) -> tuple[list[str], dict]:
+    app.runtime.entries.totals.clear()  # count every time here (totals are kept per worker)
     async with statements.recording() as recorded:
         response = await app.client.post(
             "/graphql", json={"query": NESTED, "variables": {"size": size}}, headers=ADMIN

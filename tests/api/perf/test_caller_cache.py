@@ -133,6 +133,38 @@ async def _public_role(base: str) -> dict[str, Any]:
         return dict(found.json()["role"])
 
 
+async def _totals(base: str, count: int = 40) -> set[int]:
+    """List totals answered over ``count`` new connections (both workers)."""
+    totals = set()
+    limits = httpx.Limits(max_keepalive_connections=0)
+    async with httpx.AsyncClient(limits=limits) as client:
+        for _ in range(count):
+            response = await client.get(f"{base}/api/articles", headers=ADMIN)
+            totals.add(response.json()["meta"]["pagination"]["total"])
+    return totals
+
+
+async def test_list_totals_follow_writes_in_every_worker_within_100_ms(
+    two_workers: tuple[str, str],
+):
+    base, dsn = two_workers
+    assert await _totals(base) == {0}  # kept by both workers now
+    async with httpx.AsyncClient() as client:
+        created = await client.post(
+            f"{base}/api/articles", json={"data": {"title": "Counted"}}, headers=ADMIN
+        )
+    assert created.status_code == 200, created.text
+    await asyncio.sleep(0.1)
+    assert await _totals(base) == {1}
+    conn = await asyncpg.connect(dsn)  # another tool deletes it
+    try:
+        await conn.execute("DELETE FROM articles")
+    finally:
+        await conn.close()
+    await asyncio.sleep(0.1)
+    assert await _totals(base) == {0}
+
+
 async def test_changes_apply_in_every_worker_within_100_ms(two_workers: tuple[str, str]):
     base, dsn = two_workers
     assert await _statuses(base, {}) == {403}  # public may not find yet: cached in both

@@ -55,8 +55,12 @@ async def test_round_trips_per_request_kind(proxied):
     await entries.create("api::author.author", {"name": "Ann", "email": "a@x.io"})
     for n in range(3):
         await entries.create("api::article.article", {"title": f"Title {n}", "author": 1})
-    # page + count + the populated author
-    assert await _count(proxied, "GET", "/api/articles?populate=author") == 3
+    # page + the populated author (the total, counted by the warm-up request, is kept)
+    assert await _count(proxied, "GET", "/api/articles?populate=author") == 2
+    proxied.runtime.entries.totals.clear()  # as after a write: page + count + author
+    async with proxied.proxy.counting() as counted:
+        await proxied.client.get("/api/articles?populate=author", headers=ADMIN)
+    assert counted[0] == 3
     # the entry (+ its populated author)
     assert await _count(proxied, "GET", "/api/articles/1") == 1
     assert await _count(proxied, "GET", "/api/articles/1?populate=author") == 2
