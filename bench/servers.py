@@ -31,14 +31,15 @@ PG_ADMIN = os.environ.get("BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:543
 REFERENCE = ROOT.parent / "shared" / "reference" / "strapi"
 
 
-async def recreate_database(name: str) -> str:
-    conn = await asyncpg.connect(PG_ADMIN)
+async def recreate_database(name: str, admin_url: str = PG_ADMIN) -> str:
+    """An empty database ``name`` (dropped first); its URL on the server of ``admin_url``."""
+    conn = await asyncpg.connect(admin_url)
     try:
         await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await conn.execute(f'CREATE DATABASE "{name}"')
     finally:
         await conn.close()
-    return PG_ADMIN.rsplit("/", 1)[0] + f"/{name}"
+    return admin_url.rsplit("/", 1)[0] + f"/{name}"
 
 
 async def analyze_database(name: str) -> None:

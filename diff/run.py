@@ -27,8 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import httpx
+from bench.servers import recreate_database
 
 from contentapi.app import create_app
 from contentapi.config import Settings
@@ -53,16 +53,6 @@ class Side:
     client: httpx.AsyncClient
     ids: Ids
     normalizer: Normalizer
-
-
-async def recreate(name: str) -> str:
-    conn = await asyncpg.connect(PG_ADMIN)
-    try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    return PG_ADMIN.rsplit("/", 1)[0] + f"/{name}"
 
 
 def start_reference(reference_dir: Path, port: int) -> str:
@@ -323,7 +313,7 @@ async def main() -> None:
         or ("publishedAt" in step.data and not step.data["publishedAt"])
     )
     if not args.no_start:
-        await recreate("strapi_diff")
+        await recreate_database("strapi_diff", PG_ADMIN)
         token = start_reference(args.reference_dir, args.port)
     else:
         token = (args.reference_dir / "TOKEN").read_text().strip()
@@ -341,7 +331,7 @@ async def main() -> None:
             if backend == "sqlite":
                 url = f"sqlite+aiosqlite:///{tempfile.mkdtemp()}/diff.db"
             else:
-                url = (await recreate("contentapi_diff")).replace(
+                url = (await recreate_database("contentapi_diff", PG_ADMIN)).replace(
                     "postgresql://", "postgresql+asyncpg://"
                 )
             backends[backend] = await run_backend(backend, url, registry, data, queries, theirs)

@@ -19,7 +19,7 @@ from contentapi.auth.tokens import TokenHasher, ensure_admin_token
 from contentapi.config import Settings
 from contentapi.db.core_store import ensure_setting
 from contentapi.db.engine import Database
-from contentapi.db.notify import AuthListener, install_auth_triggers, install_content_triggers
+from contentapi.db.notify import ChangeListener, install_auth_triggers, install_content_triggers
 from contentapi.db.sync import SyncReport, sync_database
 from contentapi.db.tables import ContentTables, build_tables
 from contentapi.entries import EntryService
@@ -47,9 +47,9 @@ class Runtime:
     token_hasher: TokenHasher | None = None
     jwt_secret: str | None = None
     sync_report: SyncReport = field(default_factory=SyncReport)
-    #: resolved callers per credential (PostgreSQL: trusted while ``auth_listener`` listens)
+    #: resolved callers per credential (PostgreSQL: trusted while ``change_listener`` listens)
     caller_cache: CallerCache = field(default_factory=CallerCache)
-    auth_listener: AuthListener | None = None
+    change_listener: ChangeListener | None = None
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
@@ -95,10 +95,10 @@ class Runtime:
                 await install_auth_triggers(conn, auth_tables(self.tables))
                 await install_content_triggers(conn, list(self.tables.metadata.tables))
         if not self.database.is_sqlite:
-            self.auth_listener = AuthListener(
+            self.change_listener = ChangeListener(
                 self.settings.database_url, self.caller_cache, totals=self.entries.totals
             )
-            await self.auth_listener.start()
+            await self.change_listener.start()
         log.info(
             "contentapi ready: %d content types, %d components",
             len(self.registry.content_types),
@@ -106,6 +106,6 @@ class Runtime:
         )
 
     async def stop(self) -> None:
-        if self.auth_listener is not None:
-            await self.auth_listener.stop()
+        if self.change_listener is not None:
+            await self.change_listener.stop()
         await self.database.dispose()

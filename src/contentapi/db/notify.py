@@ -1,14 +1,15 @@
-"""PostgreSQL change notifications for the auth tables (``LISTEN contentapi_auth``).
+"""PostgreSQL change notifications: ``LISTEN contentapi_auth`` and ``contentapi_content``.
 
 ``install_auth_triggers`` puts one statement-level trigger on each table that decides who may
 do what (users, roles, permissions, their links, API tokens and their permissions): any
 insert, update, delete or truncate sends ``NOTIFY contentapi_auth`` when its transaction
 commits — whoever writes, this server, another worker, another instance or a tool on the same
-database. The triggers are additive: a Strapi database keeps working with them.
+database. ``install_content_triggers`` does the same on every content table
+(``contentapi_content``). The triggers are additive: a Strapi database keeps working with them.
 
-``AuthListener`` holds one plain asyncpg connection per worker, listening; each notification
-empties the ``CallerCache``. When the connection drops, the cache stops being trusted until the
-listener has reconnected (retrying every second).
+``ChangeListener`` holds one plain asyncpg connection per worker, listening on both channels:
+an auth notification empties the ``CallerCache``, a content one the list totals. When the
+connection drops, neither is trusted until the listener has reconnected (retrying every second).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from contentapi.auth.cache import CallerCache
 __all__ = [
     "CHANNEL",
     "CONTENT_CHANNEL",
-    "AuthListener",
+    "ChangeListener",
     "install_auth_triggers",
     "install_content_triggers",
 ]
@@ -63,9 +64,20 @@ async def _install_triggers(
             "$$ LANGUAGE plpgsql"
         )
     )
+    # Only where the trigger is missing: re-creating it would take an exclusive lock on every
+    # table at every start of every worker.
+    present = await conn.execute(
+        text(
+            "SELECT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+            "WHERE t.tgname = :name"
+        ),
+        {"name": function},
+    )
+    existing = set(present.scalars())
     for table in tables:
+        if table in existing:
+            continue
         quoted = '"' + table.replace('"', '""') + '"'
-        await conn.execute(text(f"DROP TRIGGER IF EXISTS {function} ON {quoted}"))
         await conn.execute(
             text(
                 f"CREATE TRIGGER {function} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE "
@@ -83,7 +95,7 @@ def _connect_args(url: str) -> tuple[str, dict[str, Any]]:
     return bare.render_as_string(hide_password=False), options
 
 
-class AuthListener:
+class ChangeListener:
     """Empties ``cache`` on every ``contentapi_auth`` notification and ``totals`` (when given)
     on every ``contentapi_content`` one; see the module docstring."""
 

@@ -420,51 +420,36 @@ class Planner:
         """``UploadFile.related``: the entries and components a file is attached to, each shaped
         as its own ``GenericMorph`` member. Entries of types the caller may not ``find`` are
         left out (as REST populate leaves them out)."""
+        on, shapers = self._members(ctx, union, nodes)
+        return MorphPopulate(on=on), nullable(_items_by_type(name, shapers, "__type"))
+
+    def _zone(
+        self, ctx: PlanContext, model: Model, name: str, union: Any, nodes: list[FieldNode]
+    ) -> tuple[PopulateNode, Shaper]:
+        """A dynamic zone: every component populated; each item shaped by its own type."""
+        on, shapers = self._members(ctx, union, nodes)
+        return DynamicZonePopulate(on=on), nullable(_items_by_type(name, shapers, "__component"))
+
+    def _members(
+        self, ctx: PlanContext, union: Any, nodes: list[FieldNode]
+    ) -> tuple[dict[str, ComponentPopulate], dict[str, Shaper]]:
+        """Per member model of a union: what to read of it and its shaper. Members without a
+        model (a zone's ``Error``, ``I18NLocale`` among a file's related) are never read, nor
+        are entries of types the caller may not ``find``."""
         assert isinstance(union, GraphQLUnionType)
         on: dict[str, ComponentPopulate] = {}
         shapers: dict[str, Shaper] = {}
         for member in union.types:
             role = role_of(member)
             if role is None or role.model is None:
-                continue  # I18NLocale: locales are configuration, never attached to a file
+                continue
             related = role.model
             if isinstance(related, ContentType) and not ctx.may_find(related.uid):
                 continue
             chosen = self.attributes(ctx, related, member, nodes)
             on[related.uid] = ComponentPopulate(tuple(chosen.fields), chosen.populate)
             shapers[related.uid] = chosen.shaper
-
-        def morph(entry: Any, errors: ShapeErrors) -> Any:
-            items = entry.get(name)
-            if items is None:
-                return None
-            return [shapers[item["__type"]](item, errors) for item in items]
-
-        return MorphPopulate(on=on), nullable(morph)
-
-    def _zone(
-        self, ctx: PlanContext, model: Model, name: str, union: Any, nodes: list[FieldNode]
-    ) -> tuple[PopulateNode, Shaper]:
-        """A dynamic zone: every component populated; each item shaped by its own type."""
-        assert isinstance(union, GraphQLUnionType)
-        on: dict[str, ComponentPopulate] = {}
-        shapers: dict[str, Shaper] = {}
-        for member in union.types:
-            role = role_of(member)
-            if role is None or role.model is None:
-                continue  # the `Error` member
-            component = role.model
-            chosen = self.attributes(ctx, component, member, nodes)
-            on[component.uid] = ComponentPopulate(tuple(chosen.fields), chosen.populate)
-            shapers[component.uid] = chosen.shaper
-
-        def zone(entry: Any, errors: ShapeErrors) -> Any:
-            items = entry.get(name)
-            if items is None:
-                return None
-            return [shapers[item["__component"]](item, errors) for item in items]
-
-        return DynamicZonePopulate(on=on), nullable(zone)
+        return on, shapers
 
     @staticmethod
     def _refuse_list_arguments(name: str, arguments: Mapping[str, Any]) -> None:
@@ -491,6 +476,18 @@ class Planner:
                 f"{name} is selected more than once with different arguments or fields"
             )
         into.populate[name] = node
+
+
+def _items_by_type(name: str, shapers: dict[str, Shaper], type_key: str) -> Shaper:
+    """A list of union items, each shaped by the shaper of its type (read from ``type_key``)."""
+
+    def items(entry: Any, errors: ShapeErrors) -> Any:
+        values = entry.get(name)
+        if values is None:
+            return None
+        return [shapers[item[type_key]](item, errors) for item in values]
+
+    return items
 
 
 def _as_entity(entry: Any) -> dict[str, Any]:

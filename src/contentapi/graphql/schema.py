@@ -9,6 +9,7 @@ root field reaches are not part of the schema (Strapi prunes them too).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from graphql import (
     GraphQLArgument,
@@ -45,6 +46,19 @@ class SchemaOptions:
     amount_limit: int = 100
     #: what extensions switched off (``app.graphql.shadow_crud(uid)``)
     switches: ShadowCrud = field(default_factory=ShadowCrud)
+
+
+def _root(
+    response: Any, *, args: dict[str, GraphQLArgument], resolve: Any, action: str
+) -> GraphQLField:
+    """A Shadow CRUD root field, tagged with its resolvers and the action it checks (so that
+    ``resolvers_config`` can replace that check)."""
+    return GraphQLField(
+        response,
+        args=args,
+        resolve=resolve,
+        extensions={KEY: GeneratedRoot(resolve.__self__, action)},
+    )
 
 
 class _Builder:
@@ -100,24 +114,24 @@ class _Builder:
                 content_type,
                 "find",
                 {
-                    single: GraphQLField(
+                    single: _root(
                         response,
                         args=arguments,
                         resolve=resolvers.find_single,
-                        extensions={KEY: GeneratedRoot(resolvers, "find")},
+                        action="find",
                     )
                 },
             )
         one = {
-            single: GraphQLField(
+            single: _root(
                 response,
                 args={"id": GraphQLArgument(GraphQLID), **self._locale(content_type)},
                 resolve=resolvers.find_one,
-                extensions={KEY: GeneratedRoot(resolvers, "findOne")},
+                action="findOne",
             )
         }
         many = {
-            plural: GraphQLField(
+            plural: _root(
                 self.types.collection(content_type),
                 args={
                     **list_arguments(
@@ -126,7 +140,7 @@ class _Builder:
                     **self._locale(content_type),
                 },
                 resolve=resolvers.find,
-                extensions={KEY: GeneratedRoot(resolvers, "find")},
+                action="find",
             )
         }
         return {
@@ -157,39 +171,39 @@ class _Builder:
         required_id = GraphQLArgument(GraphQLNonNull(GraphQLID))
         locale = self._locale(content_type)
         if content_type.is_single:
-            update = GraphQLField(
+            update = _root(
                 response,
                 args={"data": data, **locale},
                 resolve=resolvers.update_single,
-                extensions={KEY: GeneratedRoot(resolvers, "update")},
+                action="update",
             )
-            delete = GraphQLField(
+            delete = _root(
                 response,
                 args=dict(locale),
                 resolve=resolvers.delete_single,
-                extensions={KEY: GeneratedRoot(resolvers, "delete")},
+                action="delete",
             )
             return {
                 **self._enabled(content_type, "update", {f"update{name}": update}),
                 **self._enabled(content_type, "delete", {f"delete{name}": delete}),
             }
-        create = GraphQLField(
+        create = _root(
             response,
             args={"data": data, **locale},
             resolve=resolvers.create,
-            extensions={KEY: GeneratedRoot(resolvers, "create")},
+            action="create",
         )
-        update = GraphQLField(
+        update = _root(
             response,
             args={"id": required_id, "data": data, **locale},
             resolve=resolvers.update,
-            extensions={KEY: GeneratedRoot(resolvers, "update")},
+            action="update",
         )
-        delete = GraphQLField(
+        delete = _root(
             response,
             args={"id": required_id, **locale},
             resolve=resolvers.delete,
-            extensions={KEY: GeneratedRoot(resolvers, "delete")},
+            action="delete",
         )
         return {
             **self._enabled(content_type, "create", {f"create{name}": create}),
@@ -205,7 +219,7 @@ class _Builder:
             if not self.switches.of(content_type.uid).generates("createLocalization"):
                 continue
             resolvers = ContentTypeResolvers(content_type)
-            fields[f"create{naming.type_name(content_type)}Localization"] = GraphQLField(
+            fields[f"create{naming.type_name(content_type)}Localization"] = _root(
                 self.types.entity_response(content_type),
                 args={
                     "id": GraphQLArgument(GraphQLID),
@@ -213,7 +227,7 @@ class _Builder:
                     "locale": GraphQLArgument(self.locale_code),
                 },
                 resolve=resolvers.create_localization,
-                extensions={KEY: GeneratedRoot(resolvers, "createLocalization")},
+                action="createLocalization",
             )
         return fields
 

@@ -154,19 +154,20 @@ class ShadowCrud:
         """The switches of ``uid`` for reading (all on when never touched)."""
         return self._models.get(uid) or ContentTypeSwitches(uid)
 
-    def output(self, uid: str, name: str) -> bool:
+    def _field(self, uid: str, name: str) -> FieldSwitches | None:
         switches = self._models.get(uid)
-        found = switches.fields.get(name) if switches else None
+        return switches.fields.get(name) if switches else None
+
+    def output(self, uid: str, name: str) -> bool:
+        found = self._field(uid, name)
         return found is None or found.has_output_enabled()
 
     def input(self, uid: str, name: str) -> bool:
-        switches = self._models.get(uid)
-        found = switches.fields.get(name) if switches else None
+        found = self._field(uid, name)
         return found is None or found.has_input_enabled()
 
     def filters(self, uid: str, name: str) -> bool:
-        switches = self._models.get(uid)
-        found = switches.fields.get(name) if switches else None
+        found = self._field(uid, name)
         return found is None or found.has_filters_enabled()
 
     def enabled(self, uid: str) -> bool:
