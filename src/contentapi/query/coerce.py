@@ -53,10 +53,11 @@ def loose_boolean(raw: Any) -> bool:
 
 
 class InvalidFilterValue(ValidationError):
-    """A filter value out of its attribute's format. Strapi casts values only after checking
-    every key of the query (filters, sort, fields, populate), so the parser raises this one
-    after those checks (``filters[reviewedAt][$ne]=a&fields[0]=nosuchfield`` is
-    ``Invalid parameter nosuchfield``)."""
+    """A filter value out of its attribute's format. Strapi casts values after checking the
+    keys of filters, sort and fields and before populate's, so the parser raises this one
+    between them (``filters[reviewedAt][$ne]=a&fields[0]=nosuchfield`` is
+    ``Invalid parameter nosuchfield``; with ``populate[nosuchrelation]`` it is the format
+    error — both found by ``make diff``)."""
 
 
 def coerce_filter_value(kind: str, raw: Any, where: str) -> Any:

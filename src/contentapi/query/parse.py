@@ -197,20 +197,23 @@ class QueryParser:
             by_locale = self._attribute_filter(content_type, "locale", params["locale"], "locale")
             locale = "all"
             filters = by_locale if filters is None else And((by_locale, filters))
-        query = ReadQuery(
-            pagination=self.pagination(params.get("pagination")),
-            publication_state=self.publication_state(params.get("publicationState")),
+        pagination = self.pagination(params.get("pagination"))
+        publication_state = self.publication_state(params.get("publicationState"))
+        sort = self.sort(content_type, params["sort"]) if "sort" in params else ()
+        fields = self.fields(content_type, params["fields"]) if "fields" in params else None
+        if bad_value is not None:  # after the keys of filters, sort and fields; before populate
+            raise bad_value
+        return ReadQuery(
+            pagination=pagination,
+            publication_state=publication_state,
             locale=locale,
             filters=filters,
-            sort=self.sort(content_type, params["sort"]) if "sort" in params else (),
-            fields=self.fields(content_type, params["fields"]) if "fields" in params else None,
+            sort=sort,
+            fields=fields,
             populate=self.populate(content_type, params["populate"])
             if "populate" in params
             else {},
         )
-        if bad_value is not None:
-            raise bad_value
-        return query
 
     def entry_query(self, content_type: ContentType, params: Mapping[str, Any]) -> ReadQuery:
         """Single-entry routes (``GET/PUT/DELETE /api/P/:id``, ``POST``, single types): only
@@ -233,17 +236,19 @@ class QueryParser:
                 # Strapi checks the sorted names there, not the directions (never applied).
                 if not error.message.startswith("Invalid sort direction"):
                     raise
-        query = ReadQuery(
-            publication_state=self.publication_state(params.get("publicationState")),
-            locale=self.locale(content_type, params.get("locale")),
-            fields=self.fields(content_type, params["fields"]) if "fields" in params else None,
+        publication_state = self.publication_state(params.get("publicationState"))
+        locale = self.locale(content_type, params.get("locale"))
+        fields = self.fields(content_type, params["fields"]) if "fields" in params else None
+        if bad_value is not None:  # after the keys of filters, sort and fields; before populate
+            raise bad_value
+        return ReadQuery(
+            publication_state=publication_state,
+            locale=locale,
+            fields=fields,
             populate=self.populate(content_type, params["populate"])
             if "populate" in params
             else {},
         )
-        if bad_value is not None:
-            raise bad_value
-        return query
 
     # ------------------------------------------------------------ small parameters
 
