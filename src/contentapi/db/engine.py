@@ -8,7 +8,6 @@ block writers.
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,6 +16,9 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from contentapi.db.counter import StatementCounter
+from contentapi.db.driver import KeptStatements
 
 __all__ = ["Database", "StatementCounter", "pg_lower"]
 
@@ -37,47 +39,6 @@ def pg_lower(text: str | None) -> str | None:
 
 #: Characters whose full lower-case mapping (Python's) has several characters.
 _SPECIAL_LOWER = {"\u0130": "i"}
-
-
-class StatementCounter:
-    """Counts SQL statements executed in the current task (tests assert statement budgets)."""
-
-    _current: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
-        "statements", default=None
-    )
-    _with_parameters: contextvars.ContextVar[list[tuple[str, Any]] | None] = contextvars.ContextVar(
-        "statements_with_parameters", default=None
-    )
-
-    @classmethod
-    @asynccontextmanager
-    async def recording(cls) -> AsyncIterator[list[str]]:
-        statements: list[str] = []
-        token = cls._current.set(statements)
-        try:
-            yield statements
-        finally:
-            cls._current.reset(token)
-
-    @classmethod
-    @asynccontextmanager
-    async def recording_with_parameters(cls) -> AsyncIterator[list[tuple[str, Any]]]:
-        """Statements with their bound parameters (the benchmark replays them)."""
-        statements: list[tuple[str, Any]] = []
-        token = cls._with_parameters.set(statements)
-        try:
-            yield statements
-        finally:
-            cls._with_parameters.reset(token)
-
-    @classmethod
-    def record(cls, statement: str, parameters: Any = None) -> None:
-        statements = cls._current.get()
-        if statements is not None:
-            statements.append(statement)
-        detailed = cls._with_parameters.get()
-        if detailed is not None:
-            detailed.append((statement, parameters))
 
 
 class Database:
@@ -102,6 +63,8 @@ class Database:
         self.engine: AsyncEngine = create_async_engine(url, **options)
         #: called after every committed write transaction (the entry service's list totals)
         self.after_write: list[Callable[[], None]] = []
+        #: kept read statements, run through asyncpg directly where that is safe
+        self.kept = KeptStatements(self.engine.dialect)
         self._install_hooks()
 
     @property

@@ -74,7 +74,7 @@ class EntryService:
         self.locales = locales
         self.writer = Writer(registry, tables, is_sqlite=database.is_sqlite)
         self.compiler = Compiler(registry, tables, database.dialect)
-        self.populator = Populator(registry, tables, self.compiler, locales[0])
+        self.populator = Populator(registry, tables, self.compiler, locales[0], database.kept)
         #: built page and count statements by query (``_page_statements``)
         self._pages: dict[Any, tuple[Select[Any], Columns, Select[Any], Any]] = {}
         #: list totals per query (PostgreSQL: trusted while the change listener listens)
@@ -110,10 +110,17 @@ class EntryService:
         columns: Columns,
         query: ReadQuery,
         parameters: dict[str, Any] | None = None,
+        *,
+        kept: bool = False,
     ) -> list[Entry]:
+        """The entries ``statement`` selects, populated. ``kept``: the statement is one of
+        those kept for reuse (``_pages``, ``_by_id``), which may run through the driver."""
         # plain rows (tuples in the selected order) are cheaper than mappings
         names = [name for _, name in columns]
-        rows = (await conn.execute(statement, parameters)).all()
+        if kept:
+            rows = await self.database.kept.rows(conn, statement, parameters)
+        else:
+            rows = (await conn.execute(statement, parameters)).all()
         entries = [dict(zip(names, row, strict=True)) for row in rows]
         await self.populator.run(
             conn, content_type, entries, query.populate, query.publication_state
@@ -169,7 +176,9 @@ class EntryService:
         if query.pagination.with_count and count_key is not None:
             total = self.totals.get(count_key)
         async with self.database.read() as conn:
-            entries = await self._entries(conn, content_type, statement, columns, query)
+            entries = await self._entries(
+                conn, content_type, statement, columns, query, kept=count_key is not None
+            )
             if query.pagination.with_count and total is None:
                 total = int((await conn.execute(count)).scalar_one())
                 if count_key is not None:
@@ -212,7 +221,7 @@ class EntryService:
             found = self._by_id[key] = (statement.where(where), columns)
         statement, columns = found
         entries = await self._entries(
-            conn, content_type, statement, columns, query, {"entry_id": entry_id}
+            conn, content_type, statement, columns, query, {"entry_id": entry_id}, kept=True
         )
         return entries[0] if entries else None
 

@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import ARRAY, ColumnElement, FromClause, Select, and_, any_, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.driver import KeptStatements
 from contentapi.db.tables import ContentTables
 from contentapi.query.ast import (
     ComponentPopulate,
@@ -103,12 +104,19 @@ class Populator:
         return column == any_(bindparam(None, list(ids), type_=ARRAY(column.type)))
 
     def __init__(
-        self, registry: Registry, tables: ContentTables, compiler: Compiler, default_locale: str
+        self,
+        registry: Registry,
+        tables: ContentTables,
+        compiler: Compiler,
+        default_locale: str,
+        kept: KeptStatements,
     ) -> None:
         self.registry = registry
         self.tables = tables
         self.compiler = compiler
         self.default_locale = default_locale
+        #: runs the statements kept in ``_statements`` (through asyncpg where it can)
+        self.kept = kept
         #: built relation statements, oldest dropped first past ``_STATEMENTS``
         self._statements: dict[Any, Any] = {}
 
@@ -245,7 +253,10 @@ class Populator:
         # plain rows: the parent id first, then the columns in ``columns`` order
         names = [name for _, name in columns]
         stop = 1 + len(names)
-        rows = (await conn.execute(statement, {"ids": ids})).all()
+        if cache_key is not None:
+            rows = await self.kept.rows(conn, statement, {"ids": ids})
+        else:
+            rows = (await conn.execute(statement, {"ids": ids})).all()
         by_parent: dict[int, list[Entry]] = defaultdict(list)
         related: list[Entry] = []
         for row in rows:
@@ -269,22 +280,26 @@ class Populator:
     ) -> None:
         files, morphs = self.tables.files, self.tables.file_morphs
         assert files is not None and morphs is not None
-        statement = (
-            select(morphs.c.related_id.label(_PARENT), morphs.c.field.label("__field"), files)
-            .select_from(morphs.join(files, files.c.id == morphs.c.file_id))
-            .where(
-                and_(
-                    morphs.c.related_type == model.uid,
-                    self._among(morphs.c.related_id, ids),
-                    morphs.c.field.in_(list(media)),
+        key = ("media", model.uid, tuple(media))
+        statement = self._statements.get(key)
+        if statement is None:  # built once per model and media fields; the ids are bound
+            statement = self._keep(
+                key,
+                select(morphs.c.related_id.label(_PARENT), morphs.c.field.label("__field"), files)
+                .select_from(morphs.join(files, files.c.id == morphs.c.file_id))
+                .where(
+                    and_(
+                        morphs.c.related_type == model.uid,
+                        self._among(morphs.c.related_id),
+                        morphs.c.field.in_(list(media)),
+                    )
                 )
+                .order_by(morphs.c.order, morphs.c.id),
             )
-            .order_by(morphs.c.order, morphs.c.id)
-        )
         file_model = self.registry.content_types[FILE_UID]
         columns = {name: select_columns(file_model, node.fields) for name, node in media.items()}
         grouped: dict[tuple[int, str], list[Entry]] = defaultdict(list)
-        for row in (await conn.execute(statement)).mappings():
+        for row in await self.kept.mappings(conn, statement, {"ids": ids}):
             field = row["__field"]
             grouped[(int(row[_PARENT]), field)].append(_to_entry(row, columns[field]))
         for entry in entries:
@@ -371,29 +386,25 @@ class Populator:
                 .where(self._among(join.c.entity_id), join.c.field.in_(list(nodes)))
                 .order_by(join.c.order, join.c.id),
             )
-        links = (await conn.execute(joined, {"ids": ids})).all()
+        # (entity id, field, component uid, component id), in the entries' order
         links = [
-            link
-            for link in links
-            if self._wanted(nodes[link.field], link.component_type)
-            and link.component_type in self.registry.components
+            (int(entity_id), field, uid, int(component_id))
+            for entity_id, field, uid, component_id in await self.kept.rows(
+                conn, joined, {"ids": ids}
+            )
+            if self._wanted(nodes[field], uid) and uid in self.registry.components
         ]
         specs: dict[tuple[str, str], ComponentPopulate] = {}  # (field, component uid) → spec
-        for link in links:
-            key = (link.field, link.component_type)
-            if key not in specs:
-                node = nodes[link.field]
-                specs[key] = (
-                    node
-                    if isinstance(node, ComponentPopulate)
-                    else self._zone_spec(node, link.component_type)
+        for _, field, uid, _ in links:
+            if (field, uid) not in specs:
+                node = nodes[field]
+                specs[(field, uid)] = (
+                    node if isinstance(node, ComponentPopulate) else self._zone_spec(node, uid)
                 )
         # One statement per component type, and one more per field that filters or sorts it.
         batches: dict[tuple[str, str | None], set[int]] = defaultdict(set)
-        for link in links:
-            batches[
-                (link.component_type, self._own_batch(specs, link.field, link.component_type))
-            ].add(int(link.component_id))
+        for _, field, uid, component_id in links:
+            batches[(uid, self._own_batch(specs, field, uid))].add(component_id)
         rows: dict[tuple[str, str | None, int], Any] = {}  # (uid, batch, id) → row mapping
         rank: dict[tuple[str, str | None, int], int] = {}
         for (uid, own), component_ids in batches.items():
@@ -405,7 +416,7 @@ class Populator:
                     statement = self._keep(
                         ("component", uid), select(table).where(self._among(table.c.id))
                     )
-                found = await conn.execute(statement, {"ids": sorted(component_ids)})
+                found = await self.kept.mappings(conn, statement, {"ids": sorted(component_ids)})
             else:
                 spec = specs[(own, uid)]
                 statement = select(table).where(self._among(table.c.id, sorted(component_ids)))
@@ -414,25 +425,24 @@ class Populator:
                     statement = statement.order_by(
                         *self.compiler.order_by(component, table, spec.sort)
                     )
-                found = await conn.execute(statement)
-            for position, row in enumerate(found.mappings()):
+                found = [dict(row) for row in (await conn.execute(statement)).mappings()]
+            for position, row in enumerate(found):
                 rows[(uid, own, int(row["id"]))] = row
                 rank[(uid, own, int(row["id"]))] = position
         placed: dict[tuple[int, str], list[Entry]] = defaultdict(list)
         nested: dict[tuple[str, str], list[Entry]] = defaultdict(list)
-        for link in links:
-            uid = link.component_type
-            own = self._own_batch(specs, link.field, uid)
-            found_row = rows.get((uid, own, int(link.component_id)))
+        for entity_id, field, uid, component_id in links:
+            own = self._own_batch(specs, field, uid)
+            found_row = rows.get((uid, own, component_id))
             if found_row is None:
                 continue  # left out by the populate's filters
             component = self.registry.components[uid]
-            spec = specs[(link.field, uid)]
+            spec = specs[(field, uid)]
             item = _to_entry(found_row, select_columns(component, spec.fields))
-            if isinstance(nodes[link.field], DynamicZonePopulate):
+            if isinstance(nodes[field], DynamicZonePopulate):
                 item = {"id": item["id"], "__component": component.uid, **item}
-            placed[(int(link.entity_id), link.field)].append(item)
-            nested[(link.field, component.uid)].append(item)
+            placed[(entity_id, field)].append(item)
+            nested[(field, component.uid)].append(item)
         for (_, field), items in placed.items():
             node = nodes[field]
             if isinstance(node, ComponentPopulate) and node.sort:

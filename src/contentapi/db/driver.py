@@ -1,0 +1,202 @@
+"""Kept read statements sent straight to asyncpg: the rows of a built statement, for less CPU.
+
+The read path builds its statements once and keeps them (a list page per query, one entry per
+type, populated relations and components per model). SQLAlchemy still does a lot per
+execution around the driver's own work: its cache-key lookup, an execution context, the
+cursor adapter, result metadata. Measured on one kept ``SELECT`` by id on this machine
+(``bench/driver_micro.py``): 108 µs of CPU through ``AsyncConnection.execute``, 49 µs
+through asyncpg alone. A request with ``populate=*`` runs nine of them.
+
+``KeptStatements.rows`` compiles a kept statement once (its SQL, the order of its parameters,
+its bind and result processors: the same ones SQLAlchemy would apply) and then runs it on the
+connection's asyncpg connection, through the prepared statement SQLAlchemy's adapter keeps
+for that SQL — so no extra PREPARE round trip and one cache for both paths. It does so only
+for connections in autocommit (``Database.read()`` on PostgreSQL); inside a transaction, on
+SQLite, for a statement SQLAlchemy would have to render per call (an expanding ``IN``), and
+after any error the ordinary path runs, so errors are raised, translated and the pool
+invalidated exactly as before. Statements are counted like every other
+(``StatementCounter``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.engine import Dialect
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql import Executable
+
+from contentapi.db.counter import StatementCounter
+
+__all__ = ["KeptStatements"]
+
+Processor = Callable[[Any], Any]
+
+#: kept statements compiled at most (the callers keep at most a few thousand statements)
+_CAPACITY = 4096
+
+_DOLLAR_PARAMETER = re.compile(r"\$(\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    """What running one kept statement on asyncpg needs, derived once from SQLAlchemy's
+    compiled form; ``results`` is filled at the first run (it depends on the column types the
+    server reports)."""
+
+    statement: Executable
+    sql: str
+    compiled: Any
+    names: tuple[str, ...]
+    bind_processors: Mapping[str, Processor]
+    keys: tuple[str, ...]
+
+
+def _asyncpg_connection_class() -> type:
+    from sqlalchemy.dialects.postgresql.asyncpg import AsyncAdapt_asyncpg_connection
+
+    return AsyncAdapt_asyncpg_connection
+
+
+class KeptStatements:
+    """Rows of kept statements: through asyncpg on PostgreSQL in autocommit, else SQLAlchemy.
+
+    ``rows`` and ``mappings`` must only be given statements that the caller keeps and reuses
+    (compiling costs about as much as a few hundred executions); a statement built for one
+    request goes through ``conn.execute`` as usual.
+    """
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
+        # SQLAlchemy's asyncpg adapter is used for its prepared statement cache and its
+        # execution lock; without them (another version's internals) everything takes the
+        # ordinary path.
+        self.enabled = (
+            dialect.name == "postgresql"
+            and dialect.driver == "asyncpg"
+            and hasattr(dialect, "_invalidate_schema_cache_asof")
+            and hasattr(_asyncpg_connection_class(), "_prepare")
+        )
+        #: by ``id(statement)``; each value holds its statement, so an id is never reused
+        self._compiled: dict[int, _Compiled | None] = {}
+        #: statements run through asyncpg, and those that failed there and ran again through
+        #: SQLAlchemy (tests assert the first grows and the second stays 0)
+        self.driver_runs = 0
+        self.fallbacks = 0
+        #: result processors by (SQL, column type oids)
+        self._results: dict[tuple[str, tuple[int, ...]], tuple[Processor | None, ...] | None] = {}
+
+    async def rows(
+        self,
+        conn: AsyncConnection,
+        statement: Executable,
+        parameters: Mapping[str, Any] | None = None,
+    ) -> Sequence[Sequence[Any]]:
+        """The rows of ``statement`` as sequences, columns in the statement's order."""
+        compiled = self._ready(statement) if self.enabled else None
+        if compiled is not None:
+            adapted = conn.sync_connection.connection.dbapi_connection  # type: ignore[union-attr]
+            if getattr(adapted, "isolation_level", None) == "autocommit":
+                try:
+                    rows = await self._run(adapted, compiled, parameters or {})
+                except Exception:  # the ordinary path raises it as SQLAlchemy would
+                    self.fallbacks += 1
+                else:
+                    self.driver_runs += 1
+                    return rows
+        return (await conn.execute(statement, parameters)).all()
+
+    async def mappings(
+        self,
+        conn: AsyncConnection,
+        statement: Executable,
+        parameters: Mapping[str, Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        """The rows of ``statement`` as dicts keyed by the selected columns' keys."""
+        compiled = self._ready(statement) if self.enabled else None
+        if compiled is None:
+            return [dict(row) for row in (await conn.execute(statement, parameters)).mappings()]
+        keys = compiled.keys
+        return [
+            dict(zip(keys, row, strict=True))
+            for row in await self.rows(conn, statement, parameters)
+        ]
+
+    def _ready(self, statement: Executable) -> _Compiled | None:
+        found = self._compiled.get(id(statement), False)
+        if found is False or (found is not None and found.statement is not statement):
+            found = self._compile(statement)
+            if len(self._compiled) >= _CAPACITY:  # callers rebuilt their statements: start over
+                self._compiled.clear()
+            self._compiled[id(statement)] = found
+        return found  # type: ignore[return-value]
+
+    def _compile(self, statement: Executable) -> _Compiled | None:
+        """The statement's SQL and parameter order, or ``None`` where SQLAlchemy renders
+        something per call (expanding or literal-execute parameters)."""
+        compiled: Any = statement.compile(dialect=self.dialect)  # type: ignore[attr-defined]
+        if compiled.post_compile_params or compiled.literal_execute_params:
+            return None
+        names = tuple(compiled.positiontup or ())
+        numbers = {int(n) for n in _DOLLAR_PARAMETER.findall(compiled.string)}
+        if numbers != set(range(1, len(names) + 1)):
+            return None  # not the one-name-per-position form this runner sends
+        keys = tuple(column.keyname for column in compiled._result_columns)
+        return _Compiled(
+            statement=statement,
+            sql=compiled.string,
+            compiled=compiled,
+            names=names,
+            bind_processors=compiled._bind_processors,
+            keys=keys,
+        )
+
+    async def _run(
+        self, adapted: Any, compiled: _Compiled, parameters: Mapping[str, Any]
+    ) -> Sequence[Sequence[Any]]:
+        values = compiled.compiled.construct_params(parameters)
+        processors = compiled.bind_processors
+        arguments = [
+            processors[name](values[name]) if name in processors else values[name]
+            for name in compiled.names
+        ]
+        StatementCounter.record(compiled.sql, tuple(arguments))
+        async with adapted._execute_mutex:
+            prepared, attributes = await adapted._prepare(
+                compiled.sql,
+                self.dialect._invalidate_schema_cache_asof,  # type: ignore[attr-defined]
+            )
+            records = await prepared.fetch(*arguments)
+        results = self._result_processors(compiled, attributes)
+        if results is None:
+            return records  # type: ignore[no-any-return]
+        return [
+            tuple(
+                value if process is None else process(value)
+                for process, value in zip(results, record, strict=True)
+            )
+            for record in records
+        ]
+
+    def _result_processors(
+        self, compiled: _Compiled, attributes: Sequence[Any]
+    ) -> tuple[Processor | None, ...] | None:
+        """SQLAlchemy's result processors for the columns (e.g. ``numeric`` to float),
+        ``None`` when no column has one."""
+        oids = tuple(attribute.type.oid for attribute in attributes)
+        key = (compiled.sql, oids)
+        try:
+            return self._results[key]
+        except KeyError:
+            pass
+        columns = compiled.compiled._result_columns
+        processors = tuple(
+            column.type._cached_result_processor(self.dialect, oid)
+            for column, oid in zip(columns, oids, strict=True)
+        )
+        found = processors if any(p is not None for p in processors) else None
+        self._results[key] = found
+        return found

@@ -1,0 +1,121 @@
+"""Kept read statements run through asyncpg directly on PostgreSQL (db/driver.py): the answers
+are exactly those of the ordinary SQLAlchemy path, for every attribute type, relations,
+components, dynamic zones and media, and no statement falls back."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from PIL import Image
+
+ARTICLE = {
+    "title": "Every type",
+    "slug": "every-type",
+    "summary": "A summary",
+    "body": "# Rich",
+    "kind": "news",
+    "readingTime": 7,
+    "views": 9007199254740993,
+    "rating": 4.25,
+    "price": 12.5,
+    "featured": True,
+    "eventDate": "2026-11-24",
+    "eventTime": "09:30:15.250",
+    "scheduledAt": "2026-11-24T09:30:15.250Z",
+    "reviewedAt": "2026-11-23T01:02:03.004Z",
+    "metadata": {"nested": [1, 2.5, "x", None, {"deep": True}]},
+    "contactEmail": "someone@example.com",
+    "seo": {"metaTitle": "Meta", "metaDescription": "Description", "keywords": []},
+    "links": [
+        {"label": "one", "url": "https://one.example", "newTab": True},
+        {"label": "two", "url": "https://two.example", "newTab": False},
+    ],
+    "blocks": [
+        {"__component": "blocks.quote", "title": "Q", "body": "Said", "author": 1},
+        {"__component": "blocks.rich-text", "body": "Text"},
+    ],
+}
+
+QUERIES = [
+    "/api/articles?populate=*",
+    "/api/articles/1?populate=*",
+    "/api/articles?populate[author][populate]=*&populate[seo][populate]=*"
+    "&populate[blocks][populate]=*&populate[cover]=true&populate[links]=true",
+    "/api/articles?fields[0]=price&fields[1]=views&fields[2]=metadata&sort=price:desc",
+    "/api/authors?populate[articles][populate][categories]=true&populate[avatar]=true",
+    "/api/articles?filters[price][$lt]=100&filters[title][$containsi]=type&populate[links]=true",
+]
+
+
+def _png() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (4, 3), (10, 20, 30)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+async def _answers(client: Any, admin: dict[str, str]) -> list[tuple[int, Any]]:
+    answers = []
+    for query in QUERIES:
+        for _ in range(2):  # the second request runs the kept statements
+            response = await client.get(query, headers=admin)
+        answers.append((response.status_code, response.json()))
+    return answers
+
+
+async def test_kept_statements_answer_as_sqlalchemy_does(app, client, admin, backend, monkeypatch):
+    if backend != "postgres":
+        pytest.skip("kept statements run through asyncpg on PostgreSQL only")
+    entries = app.runtime.entries
+    await entries.create("api::author.author", {"name": "Ann", "email": "ann@example.com"})
+    uploaded = await client.post(
+        "/api/upload", files=[("files", ("cover.png", _png(), "image/png"))], headers=admin
+    )
+    assert uploaded.status_code == 200, uploaded.text
+    file_id = uploaded.json()[0]["id"]
+    await entries.create("api::article.article", {**ARTICLE, "author": 1, "cover": file_id})
+    await entries.create("api::article.article", {"title": "Second", "price": 0.1})
+    kept = app.runtime.database.kept
+
+    assert kept.enabled
+    direct = await _answers(client, admin)
+    assert kept.driver_runs > 0
+    assert kept.fallbacks == 0
+
+    monkeypatch.setattr(kept, "enabled", False)
+    before = kept.driver_runs
+    through_sqlalchemy = await _answers(client, admin)
+    assert kept.driver_runs == before
+    assert direct == through_sqlalchemy
+    body = direct[1][1]["data"]["attributes"]
+    assert body["price"] == 12.5 and body["views"] == "9007199254740993"
+    assert body["cover"]["data"]["id"] == file_id
+    assert [block["__component"] for block in body["blocks"]] == [
+        "blocks.quote",
+        "blocks.rich-text",
+    ]
+
+
+async def test_a_statement_failing_on_the_driver_runs_again_through_sqlalchemy(
+    app, client, admin, backend, monkeypatch
+):
+    """Any failure on the direct path runs the statement again on the ordinary path, which
+    answers, or raises and invalidates the pool, exactly as it always did."""
+    if backend != "postgres":
+        pytest.skip("kept statements run through asyncpg on PostgreSQL only")
+    entries = app.runtime.entries
+    await entries.create("api::author.author", {"name": "Ann", "email": "ann@example.com"})
+    expected = await client.get("/api/authors/1", headers=admin)
+    assert expected.status_code == 200
+    kept = app.runtime.database.kept
+    fallbacks = kept.fallbacks
+
+    async def broken(*args: Any) -> None:
+        raise ConnectionError("the driver failed")
+
+    monkeypatch.setattr(kept, "_run", broken)
+    again = await client.get("/api/authors/1", headers=admin)
+    assert again.status_code == 200
+    assert again.json() == expected.json()
+    assert kept.fallbacks == fallbacks + 1
