@@ -51,6 +51,11 @@ class Runtime:
     caller_cache: CallerCache = field(default_factory=CallerCache)
     change_listener: ChangeListener | None = None
 
+    def __post_init__(self) -> None:
+        # this process's own role and user changes apply to its very next request; the
+        # notification (``change_listener``) is for the other workers and processes
+        self.database.after_caller_change.append(self.caller_cache.clear)
+
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
         """Load and validate the models (raises ``ModelErrors``) and prepare, without I/O."""

@@ -63,6 +63,9 @@ class Database:
         self.engine: AsyncEngine = create_async_engine(url, **options)
         #: called after every committed write transaction (the entry service's list totals)
         self.after_write: list[Callable[[], None]] = []
+        #: called after a committed write that changed who may do what (the caller cache):
+        #: this process must not wait for its own notification to see its own change
+        self.after_caller_change: list[Callable[[], None]] = []
         #: kept read statements, run through asyncpg directly where that is safe
         self.kept = KeptStatements(self.engine.dialect)
         self._install_hooks()
@@ -112,8 +115,9 @@ class Database:
             yield conn
 
     @asynccontextmanager
-    async def write(self) -> AsyncIterator[AsyncConnection]:
-        """A connection in a write transaction: committed on success, rolled back on any error."""
+    async def write(self, *, changes_callers: bool = False) -> AsyncIterator[AsyncConnection]:
+        """A connection in a write transaction: committed on success, rolled back on any error.
+        ``changes_callers``: it writes users, roles or permissions (``after_caller_change``)."""
         async with self.engine.connect() as conn:
             if self.is_sqlite:
                 conn = await conn.execution_options(sqlite_begin="IMMEDIATE")
@@ -121,6 +125,9 @@ class Database:
                 yield conn
         for hook in self.after_write:  # committed: what this process keeps may be stale
             hook()
+        if changes_callers:
+            for hook in self.after_caller_change:
+                hook()
 
     async def dispose(self) -> None:
         await self.engine.dispose()

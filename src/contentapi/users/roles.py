@@ -121,7 +121,7 @@ class RolesService:
         role_type = body.get("type") if isinstance(body.get("type"), str) else None
         role_type = role_type or re.sub(r"[^a-z0-9]+", "_", values["name"].lower()).strip("_")
         now = _now()
-        async with self.runtime.database.write() as conn:
+        async with self.runtime.database.write(changes_callers=True) as conn:
             clash = await conn.execute(
                 select(self.roles.c.id).where(self.roles.c.type == role_type)
             )
@@ -136,7 +136,7 @@ class RolesService:
 
     async def update(self, role_id: int, body: Mapping[str, Any]) -> None:
         values, actions = self._validated(body, creating=False)
-        async with self.runtime.database.write() as conn:
+        async with self.runtime.database.write(changes_callers=True) as conn:
             found = await conn.execute(
                 select(self.roles.c.id).where(self.roles.c.id == role_id).with_for_update()
             )
@@ -152,7 +152,7 @@ class RolesService:
 
     async def delete(self, role_id: int) -> None:
         """Delete a role; its users move to the ``authenticated`` role (as in Strapi)."""
-        async with self.runtime.database.write() as conn:
+        async with self.runtime.database.write(changes_callers=True) as conn:
             row = (await conn.execute(select(self.roles).where(self.roles.c.id == role_id))).first()
             if row is None:
                 raise NotFoundError("Role not found")
