@@ -10,16 +10,17 @@ through asyncpg alone. A request with ``populate=*`` runs nine of them.
 ``KeptStatements.rows`` compiles a kept statement once (its SQL, the order of its parameters,
 its bind and result processors: the same ones SQLAlchemy would apply) and then runs it on the
 connection's asyncpg connection, through the prepared statement SQLAlchemy's adapter keeps
-for that SQL — so no extra PREPARE round trip and one cache for both paths. It does so only
-for connections in autocommit (``Database.read()`` on PostgreSQL); inside a transaction, on
+for that SQL — so no extra PREPARE round trip and one cache for both paths. It does so for
+connections in autocommit (``Database.read()`` on PostgreSQL) and inside a transaction
+SQLAlchemy has begun (the read-back of a write). Before that transaction has begun, on
 SQLite, for a statement SQLAlchemy would have to render per call (an expanding ``IN``), and
-after any error the ordinary path runs, so errors are raised, translated and the pool
-invalidated exactly as before. Statements are counted like every other
-(``StatementCounter``).
+after any error, the ordinary path runs, so errors are raised, translated and the pool
+invalidated as before. Statements are counted like every other (``StatementCounter``).
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ from sqlalchemy.sql import Executable
 from contentapi.db.counter import StatementCounter
 
 __all__ = ["KeptStatements"]
+
+log = logging.getLogger(__name__)
 
 Processor = Callable[[Any], Any]
 
@@ -99,11 +102,14 @@ class KeptStatements:
         compiled = self._ready(statement) if self.enabled else None
         if compiled is not None:
             adapted = conn.sync_connection.connection.dbapi_connection  # type: ignore[union-attr]
-            if getattr(adapted, "isolation_level", None) == "autocommit":
+            in_transaction = getattr(adapted, "_transaction", None) is not None
+            if in_transaction or getattr(adapted, "isolation_level", None) == "autocommit":
                 try:
                     rows = await self._run(adapted, compiled, parameters or {})
-                except Exception:  # the ordinary path raises it as SQLAlchemy would
+                except Exception as error:  # the ordinary path raises it as SQLAlchemy would
                     self.fallbacks += 1
+                    if in_transaction:  # there the second try fails as "transaction aborted"
+                        log.warning("a kept statement failed in a transaction: %r", error)
                 else:
                     self.driver_runs += 1
                     return rows

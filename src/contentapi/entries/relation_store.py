@@ -18,7 +18,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.schema.model import RelationLink
 
-__all__ = ["read_related_ids", "store_relation"]
+__all__ = ["LinkRows", "read_link_rows", "store_relation"]
+
+#: an entry's link rows through one side, in its order: (target id, inverse order or None)
+LinkRows = list[tuple[int, Any]]
 
 
 def _ordered(link: RelationLink, table: Table) -> list[Any]:
@@ -26,16 +29,19 @@ def _ordered(link: RelationLink, table: Table) -> list[Any]:
     return [*order, table.c.id]
 
 
-async def read_related_ids(
+async def read_link_rows(
     conn: AsyncConnection, table: Table, link: RelationLink, source_id: int
-) -> list[int]:
-    """The ids related to ``source_id`` through this side, in this side's order."""
-    statement = (
-        select(table.c[link.target_column])
+) -> LinkRows:
+    """The link rows of ``source_id`` through this side, in this side's order: what
+    ``store_relation`` starts from (the ids alone are ``[row[0] for row in rows]``)."""
+    target = table.c[link.target_column]
+    inverse_order = table.c[link.inverse_order_column] if link.inverse_order_column else None
+    rows = await conn.execute(
+        select(target, *([inverse_order] if inverse_order is not None else []))
         .where(table.c[link.source_column] == source_id)
         .order_by(*_ordered(link, table))
     )
-    return [int(value) for value in (await conn.execute(statement)).scalars()]
+    return [(int(row[0]), row[1] if inverse_order is not None else None) for row in rows]
 
 
 async def store_relation(
@@ -44,21 +50,18 @@ async def store_relation(
     link: RelationLink,
     source_id: int,
     targets: Sequence[int],
+    rows: LinkRows | None = None,
 ) -> None:
-    """Make ``targets`` (ordered) the related ids of ``source_id`` through this side."""
+    """Make ``targets`` (ordered) the related ids of ``source_id`` through this side.
+    ``rows``: its current link rows when the caller has read them (``read_link_rows``)."""
     source, target = table.c[link.source_column], table.c[link.target_column]
     inverse_order = table.c[link.inverse_order_column] if link.inverse_order_column else None
-    rows = (
-        await conn.execute(
-            select(target, *([inverse_order] if inverse_order is not None else []))
-            .where(source == source_id)
-            .order_by(*_ordered(link, table))
-        )
-    ).all()
-    current = [int(row[0]) for row in rows]
+    if rows is None:
+        rows = await read_link_rows(conn, table, link, source_id)
+    current = [row[0] for row in rows]
     if current == list(targets):
         return
-    kept_inverse_order = {int(row[0]): row[1] for row in rows} if inverse_order is not None else {}
+    kept_inverse_order = {row[0]: row[1] for row in rows} if inverse_order is not None else {}
     current_set = set(current)
     added = [entry_id for entry_id in targets if entry_id not in current_set]
     if added and link.target_to_one:

@@ -36,8 +36,12 @@ from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import ReadQuery
 from contentapi.query.compile import Compiler
 from contentapi.query.populate import Populator, select_columns
+from contentapi.schema.builtin import PERMISSION_UID, ROLE_UID, USER_UID
 from contentapi.schema.model import ContentType
 from contentapi.schema.registry import Registry
+
+#: models whose writes change who may do what (the caller cache is emptied at their commit)
+_CALLER_MODELS = frozenset({USER_UID, ROLE_UID, PERMISSION_UID})
 
 __all__ = ["Entry", "EntryService", "Page"]
 
@@ -262,7 +266,7 @@ class EntryService:
         content_type = self.content_type(uid)
         write = self._parse(content_type, data, creating=True, publish=publish)
         await _hash_passwords(write)
-        async with self._writing() as conn:
+        async with self._writing(uid) as conn:
             entry_id = await self.writer.insert_row(conn, content_type, write)
             return await self._read_back_existing(conn, content_type, entry_id, query)
 
@@ -278,10 +282,9 @@ class EntryService:
             was_draft = state == "draft"
         write = self._parse(content_type, data, creating=False, was_draft=was_draft)
         await _hash_passwords(write)
-        async with self._writing() as conn:
-            if not await self._lock_entry(conn, content_type, entry_id):
+        async with self._writing(uid) as conn:
+            if not await self.writer.lock_and_update_row(conn, content_type, entry_id, write):
                 raise NotFoundError()
-            await self.writer.update_row(conn, content_type, entry_id, write)
             if content_type.localized:
                 await sync_non_localized(conn, self.tables, content_type, entry_id, write.columns)
             return await self._read_back_existing(conn, content_type, entry_id, query)
@@ -314,7 +317,7 @@ class EntryService:
         )
         await _hash_passwords(write)
         table = self.tables.entity(uid)
-        async with self._writing() as conn:
+        async with self._writing(uid) as conn:
             if not await self._lock_entry(conn, content_type, source_id):
                 raise NotFoundError(ENTITY_NOT_FOUND)
             # Again under the lock: a concurrent request may have taken the locale meanwhile.
@@ -360,7 +363,7 @@ class EntryService:
 
     async def delete(self, uid: str, entry_id: int, query: ReadQuery | None = None) -> Entry:
         content_type = self.content_type(uid)
-        async with self._writing() as conn:
+        async with self._writing(uid) as conn:
             if not await self._lock_entry(conn, content_type, entry_id):
                 raise NotFoundError()
             entry = await self._read_back_existing(conn, content_type, entry_id, query)
@@ -373,7 +376,7 @@ class EntryService:
         """``PUT /api/<single>``: update the single entry, creating it the first time."""
         content_type = self.content_type(uid)
         table = self.tables.entity(uid)
-        async with self._writing() as conn:
+        async with self._writing(uid) as conn:
             # Two first PUTs at once must not create two entries of a single type.
             await self.writer.lock(conn, table.name)
             where = self._where(content_type, ReadQuery(publication_state="preview", locale=locale))
@@ -408,7 +411,7 @@ class EntryService:
         content_type = self.content_type(uid)
         table = self.tables.entity(uid)
         where = self._where(content_type, ReadQuery(publication_state="preview", locale=locale))
-        async with self._writing() as conn:
+        async with self._writing(uid) as conn:
             existing = (
                 await conn.execute(select(table.c.id).where(where).order_by(table.c.id))
             ).scalar()
@@ -439,8 +442,8 @@ class EntryService:
             publish=publish,
         )
 
-    def _writing(self) -> AbstractAsyncContextManager[AsyncConnection]:
-        return _write_transaction(self.database)
+    def _writing(self, uid: str) -> AbstractAsyncContextManager[AsyncConnection]:
+        return _write_transaction(self.database, changes_callers=uid in _CALLER_MODELS)
 
     async def _lock_entry(
         self, conn: AsyncConnection, content_type: ContentType, entry_id: int
@@ -487,14 +490,16 @@ async def _hash_passwords(write: ModelWrite) -> None:
 
 
 @asynccontextmanager
-async def _write_transaction(database: Database) -> AsyncIterator[AsyncConnection]:
+async def _write_transaction(
+    database: Database, *, changes_callers: bool
+) -> AsyncIterator[AsyncConnection]:
     """A write transaction whose database-level rejections of values become 400s.
 
     Input validation catches bad values before SQL runs; this is the net for races (a unique
     index hit by a concurrent writer) so that no client ever sees a 500 for its data.
     """
     try:
-        async with database.write() as conn:
+        async with database.write(changes_callers=changes_callers) as conn:
             yield conn
     except IntegrityError as exc:
         raise ValidationError("This attribute must be unique") from exc
