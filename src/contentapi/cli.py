@@ -131,6 +131,7 @@ def migrate() -> None:
         err.print(
             f"migrated: {len(report.created_tables)} tables created, "
             f"{len(report.added_columns)} columns added, "
+            f"{len(report.created_indexes)} indexes added, "
             f"{len(report.orphan_columns)} unmodelled columns kept"
         )
 

@@ -200,3 +200,42 @@ async def test_link_tables_have_strapi_constraints_and_indexes(app):
         "articles_categories_links_order_inv_fk",
     } <= indexes
     assert ("slug",) in article_uniques  # every uid is backed by a unique constraint
+
+
+async def _indexes(handle: AppHandle, table: str) -> dict[str, list[str]]:
+    async with handle.runtime.database.read() as conn:
+        return await conn.run_sync(
+            lambda sync: {
+                str(index["name"]): list(index["column_names"])
+                for index in inspect(sync).get_indexes(table)
+            }
+        )
+
+
+async def test_an_index_asked_for_by_the_model_is_added_to_an_existing_table(
+    databases, tmp_path: Path
+):
+    """``pluginOptions.contentapi.index`` on an attribute: the column gets an index, also on a
+    table that already holds rows (additively, as Strapi's own databases need)."""
+    models = tmp_path / "models"
+    shutil.copytree(MODELS, models)
+    url = await databases.new_url()
+    async with AppHandle(create_app(make_settings(url, models))) as first:
+        created = await first.client.post(
+            "/api/profiles", json={"data": {"headline": "Kept"}}, headers=HEADERS
+        )
+        assert created.status_code == 200
+        assert "profiles_headline_index" not in await _indexes(first, "profiles")
+
+    model_path = models / "profile.json"
+    model = json.loads(model_path.read_text())
+    model["attributes"]["headline"]["pluginOptions"] = {"contentapi": {"index": True}}
+    model_path.write_text(json.dumps(model))
+
+    async with AppHandle(create_app(make_settings(url, models))) as second:
+        assert second.runtime.sync_report.created_indexes == ["profiles_headline_index"]
+        assert (await _indexes(second, "profiles"))["profiles_headline_index"] == ["headline"]
+        listed = await second.client.get(
+            "/api/profiles?filters[headline][$eq]=Kept&sort=headline", headers=HEADERS
+        )
+        assert [entry["id"] for entry in listed.json()["data"]] == [1]

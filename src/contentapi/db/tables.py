@@ -52,7 +52,7 @@ class ContentTables:
 
 
 def _entity_table(metadata: MetaData, model: Model) -> Table:
-    columns: list[Column | UniqueConstraint] = [
+    columns: list[Column | UniqueConstraint | Index] = [
         Column("id", Integer, primary_key=True, autoincrement=True)
     ]
     for attribute in model.scalars():
@@ -61,6 +61,10 @@ def _entity_table(metadata: MetaData, model: Model) -> Table:
             # Strapi gives every uid a database-level unique constraint (global, all locales).
             name = shorten(f"{model.table}_{attribute.column}_unique")
             columns.append(UniqueConstraint(attribute.column, name=name))
+        if attribute.indexed:  # asked for by the model (pluginOptions.contentapi.index)
+            columns.append(
+                Index(shorten(f"{model.table}_{attribute.column}_index"), attribute.column)
+            )
     if isinstance(model, ContentType):
         columns += [
             Column("created_at", datetime_type()),

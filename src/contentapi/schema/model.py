@@ -72,6 +72,8 @@ class ScalarAttribute:
     enum: tuple[str, ...] = ()
     target_field: str | None = None
     localized: bool = True
+    #: ``pluginOptions.contentapi.index``: a database index on the column (db/tables.py)
+    indexed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,6 +71,25 @@ RESERVED_ATTRIBUTES = frozenset(
 RESERVED_PLURALS = frozenset({"auth", "users", "upload", "i18n", "users-permissions", "connect"})
 NUMERIC_TYPES = frozenset({"integer", "biginteger", "float", "decimal"})
 STRING_TYPES = frozenset({"string", "text", "richtext", "email", "password", "uid", "enumeration"})
+#: types whose columns may carry an index (``pluginOptions.contentapi.index``): long text,
+#: JSON and password hashes are never filtered or sorted by through an index
+INDEXABLE_TYPES = frozenset(
+    {
+        "string",
+        "email",
+        "uid",
+        "enumeration",
+        "integer",
+        "biginteger",
+        "float",
+        "decimal",
+        "boolean",
+        "date",
+        "time",
+        "datetime",
+        "timestamp",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +260,7 @@ def _parse_scalar(
     default = spec.get("default")
     if has_default and not _default_fits(kind, default, enum):
         errors.add(name, f"default {default!r} does not fit type {kind!r}")
+    indexed = _index_option(name, kind, spec, errors)
     return ScalarAttribute(
         name=name,
         type=kind,
@@ -258,7 +278,27 @@ def _parse_scalar(
         enum=enum,
         target_field=spec.get("targetField"),
         localized=localized,
+        indexed=indexed,
     )
+
+
+def _index_option(name: str, kind: str, spec: Mapping[str, Any], errors: _Collector) -> bool:
+    """``"pluginOptions": {"contentapi": {"index": true}}``: index the column. Strapi keeps
+    plugin options it does not know, so the model stays valid for Strapi, and the index is
+    additive: a Strapi database gains it and still works."""
+    options = spec.get("pluginOptions", {})
+    ours = options.get("contentapi", {}) if isinstance(options, Mapping) else {}
+    value = ours.get("index", False) if isinstance(ours, Mapping) else False
+    if value is False:
+        return False
+    if value is not True:
+        errors.add(name, "'pluginOptions.contentapi.index' must be true or false")
+        return False
+    if kind not in INDEXABLE_TYPES:
+        allowed = ", ".join(sorted(INDEXABLE_TYPES))
+        errors.add(name, f"an attribute of type {kind!r} cannot be indexed (allowed: {allowed})")
+        return False
+    return True
 
 
 def _default_fits(kind: str, value: Any, enum: tuple[str, ...]) -> bool:

@@ -55,6 +55,18 @@ INVALID = [
         "kind",
         "default 'b' does not fit",
     ),
+    (
+        "index on text",
+        {"body": {"type": "text", "pluginOptions": {"contentapi": {"index": True}}}},
+        "body",
+        "an attribute of type 'text' cannot be indexed",
+    ),
+    (
+        "index not a boolean",
+        {"rank": {"type": "integer", "pluginOptions": {"contentapi": {"index": "yes"}}}},
+        "rank",
+        "'pluginOptions.contentapi.index' must be true or false",
+    ),
     ("reserved id", {"id": {"type": "integer"}}, "id", "reserved attribute name"),
     (
         "reserved createdAt",
