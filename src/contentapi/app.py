@@ -16,6 +16,7 @@ from contentapi.graphql import build_graphql
 from contentapi.i18n.routes import build_i18n_router
 from contentapi.rest.errors import CatchAllMiddleware, install_error_handlers
 from contentapi.rest.router import build_content_router
+from contentapi.rest.security_headers import SecurityHeadersMiddleware
 from contentapi.runtime import Runtime
 from contentapi.upload.routes import UploadsStatic, build_upload_router
 from contentapi.users.routes import build_users_router
@@ -76,4 +77,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
         allow_credentials="*" not in origins,
     )
     app.add_middleware(CatchAllMiddleware)
+    # Outermost, so that every answer carries them, the catch-all's 500 included.
+    playground = settings.graphql_endpoint if settings.graphql_enabled else None
+    app.add_middleware(SecurityHeadersMiddleware, playground_path=playground)
     return app
