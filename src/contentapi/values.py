@@ -119,6 +119,10 @@ def _integer(value: Any, bounds: tuple[int, int] = _INT32) -> int:
     if isinstance(number, float):
         if not number.is_integer():
             raise ValueError("must be an integer")
+        if not -(2**63) < number < 2**63:
+            # A JSON integer beyond 64 bits arrives as the nearest double, and
+            # -9223372036854775809 rounds to exactly -2**63: in range, but not what was sent.
+            raise ValueError("is out of range")
         number = int(number)
     if not bounds[0] <= number <= bounds[1]:
         raise ValueError("is out of range")
