@@ -50,6 +50,8 @@ class Settings(BaseSettings):
     )
 
     database_url: str = "sqlite+aiosqlite:///.data/content.db"
+    #: seconds a SQLite write waits for the database lock before answering 503
+    sqlite_busy_timeout: float = 30
     content_types_dir: Path = Path("content-types")
     host: str = "127.0.0.1"
     port: int = 1337
