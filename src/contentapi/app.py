@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from contentapi import __version__
 from contentapi.config import Settings
@@ -16,6 +17,7 @@ from contentapi.graphql import build_graphql
 from contentapi.i18n.routes import build_i18n_router
 from contentapi.rest.errors import CatchAllMiddleware, install_error_handlers
 from contentapi.rest.router import build_content_router
+from contentapi.rest.security_headers import SecurityHeadersMiddleware
 from contentapi.runtime import Runtime
 from contentapi.upload.routes import UploadsStatic, build_upload_router
 from contentapi.users.routes import build_users_router
@@ -76,4 +78,11 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
         allow_credentials="*" not in origins,
     )
     app.add_middleware(CatchAllMiddleware)
+    # Outermost, so that every answer carries them, the catch-all's 500 included.
+    playground = settings.graphql_endpoint if settings.graphql_enabled else None
+    app.add_middleware(SecurityHeadersMiddleware, playground_path=playground)
+    if settings.trusted_proxy_list:
+        # The client address (rate limits) and scheme from X-Forwarded-* only when the peer is
+        # a configured proxy; `serve` runs uvicorn with its own proxy handling off.
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxy_list)
     return app

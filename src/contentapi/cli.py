@@ -108,7 +108,10 @@ def serve(
         workers=None if reload else (workers or default_workers()),
         reload=reload,
         log_level="info",
-        proxy_headers=True,
+        # Forwarded headers are the app's to read, from CONTENTAPI_TRUSTED_PROXIES only:
+        # uvicorn's default trusts them from 127.0.0.1, so any local client could pick the
+        # address the rate limit counts it under.
+        proxy_headers=False,
     )
 
 

@@ -6,6 +6,7 @@ Environment variables win over the TOML file, which wins over the defaults (CONT
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from datetime import timedelta
 from pathlib import Path
@@ -23,6 +24,10 @@ __all__ = ["Settings", "parse_duration"]
 
 _DURATION = re.compile(r"^\s*(\d+)\s*(ms|s|m|h|d|w|y)?\s*$")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31557600}
+
+
+def _list(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]
 
 
 def parse_duration(text: str) -> timedelta:
@@ -45,6 +50,8 @@ class Settings(BaseSettings):
     )
 
     database_url: str = "sqlite+aiosqlite:///.data/content.db"
+    #: seconds a SQLite write waits for the database lock before answering 503
+    sqlite_busy_timeout: float = 30
     content_types_dir: Path = Path("content-types")
     host: str = "127.0.0.1"
     port: int = 1337
@@ -70,6 +77,10 @@ class Settings(BaseSettings):
     auth_rate_limit_max: int = 10
     auth_rate_limit_window: str = "60s"
     cors_origins: str = "*"
+    #: Peers whose ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed (comma-separated
+    #: addresses or networks, ``*`` for any); none by default, so a client cannot choose the
+    #: address the rate limit counts it under.
+    trusted_proxies: str = ""
     log_sql: bool = False
 
     @classmethod
@@ -88,6 +99,22 @@ class Settings(BaseSettings):
     def _check_duration(cls, value: str) -> str:
         parse_duration(value)
         return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _check_proxies(cls, value: str) -> str:
+        for item in _list(value):
+            if item != "*":
+                try:
+                    ipaddress.ip_network(item, strict=False)
+                except ValueError:
+                    raise ValueError(f"{item!r} is not an IP address or network") from None
+        return value
+
+    @property
+    def trusted_proxy_list(self) -> list[str]:
+        """``trusted_proxies`` as a list (empty: forwarded headers are ignored)."""
+        return _list(self.trusted_proxies)
 
     @property
     def locale_codes(self) -> tuple[str, ...]:

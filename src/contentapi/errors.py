@@ -20,6 +20,7 @@ __all__ = [
     "PayloadTooLargeError",
     "PolicyError",
     "RateLimitError",
+    "ServiceUnavailableError",
     "UnauthorizedError",
     "ValidationError",
 ]
@@ -146,4 +147,17 @@ class RateLimitError(ApplicationError):
     def __init__(
         self, message: str = "Too many requests, please try again later.", details: Any = None
     ) -> None:
+        super().__init__(message, details)
+
+
+class ServiceUnavailableError(ApplicationError):
+    """The database cannot be reached or used right now (``db/outage.py``): a retry may
+    succeed, so the answer is 503 with ``Retry-After`` (koa's name for the status)."""
+
+    status = 503
+    name = "ServiceUnavailableError"
+    #: Seconds a client is asked to wait before retrying.
+    retry_after = 5
+
+    def __init__(self, message: str = "Service Unavailable", details: Any = None) -> None:
         super().__init__(message, details)

@@ -63,7 +63,11 @@ class Runtime:
             raise ValueError("CONTENTAPI_JWT_SECRET is required when CONTENTAPI_ENV=production")
         registry = load_registry(settings.content_types_dir)
         tables = build_tables(registry)
-        database = Database(settings.database_url, echo=settings.log_sql)
+        database = Database(
+            settings.database_url,
+            echo=settings.log_sql,
+            sqlite_busy_timeout=settings.sqlite_busy_timeout,
+        )
         entries = EntryService(registry, tables, database, locales=settings.locale_codes)
         limits = QueryLimits(
             default_limit=settings.rest_default_limit,

@@ -15,7 +15,17 @@ from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["format_datetime", "js_json", "parse_value", "render_value", "renderer_for"]
+__all__ = [
+    "MAX_ENTRY_ID",
+    "MAX_JSON_DEPTH",
+    "NestingTooDeep",
+    "entry_id_of",
+    "format_datetime",
+    "js_json",
+    "parse_value",
+    "render_value",
+    "renderer_for",
+]
 
 _INT64 = (-(2**63), 2**63 - 1)
 _INT32 = (-(2**31), 2**31 - 1)
@@ -23,10 +33,58 @@ _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _TIME = re.compile(r"^(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?$")
 _EPOCH = datetime(1970, 1, 1)
 _NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+#: ``numeric(10,2)``: at most eight digits before the point.
+_DECIMAL_LIMIT = 10**8
+
+#: Entry ids are Strapi's ``increments`` columns, PostgreSQL ``integer``: 1 … 2**31 - 1. A
+#: larger id names no entry; sent to the database it would fail there (asyncpg refuses to
+#: bind it, SQLite from 2**63 on), so every id from a client passes through ``entry_id_of``.
+MAX_ENTRY_ID = 2**31 - 1
+
+
+def entry_id_of(value: Any) -> int | None:
+    """An entry id from JSON or a path: a positive integer, or its decimal digits, that fits
+    the id columns; ``None`` when ``value`` cannot name an entry."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 10:
+        value = int(value)
+    if isinstance(value, int) and 0 < value <= MAX_ENTRY_ID:
+        return value
+    return None
 
 
 class TypeMismatch(ValueError):
     """The value is not of the attribute's type (yup's ``typeError``)."""
+
+
+#: Levels of arrays and objects a JSON attribute's value may have. An answer nests it a few
+#: levels inside its envelope (and more inside populated relations and components), and the
+#: encoder (orjson) stops at 255: a value of 300 levels was stored, then every read of it
+#: answered 500. 100 leaves the envelope room whatever is populated around it.
+MAX_JSON_DEPTH = 100
+
+
+class NestingTooDeep(ValueError):
+    """A JSON value with more than ``MAX_JSON_DEPTH`` levels of arrays and objects."""
+
+
+def _nesting_exceeds(value: Any, limit: int) -> bool:
+    """Whether ``value`` has more than ``limit`` levels of containers (iterative: no
+    recursion however deep the value is)."""
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in children)
+    return False
 
 
 def _is_number(value: Any) -> bool:
@@ -46,6 +104,8 @@ def _number(value: Any) -> float | int:
         return value
     if isinstance(value, str) and _NUMBER.match(value):
         number = float(value)
+        if not math.isfinite(number):  # "1e400"
+            raise TypeMismatch("number")
         return (
             int(number)
             if number.is_integer() and "." not in value and "e" not in value.lower()
@@ -59,6 +119,10 @@ def _integer(value: Any, bounds: tuple[int, int] = _INT32) -> int:
     if isinstance(number, float):
         if not number.is_integer():
             raise ValueError("must be an integer")
+        if not -(2**63) < number < 2**63:
+            # A JSON integer beyond 64 bits arrives as the nearest double, and
+            # -9223372036854775809 rounds to exactly -2**63: in range, but not what was sent.
+            raise ValueError("is out of range")
         number = int(number)
     if not bounds[0] <= number <= bounds[1]:
         raise ValueError("is out of range")
@@ -82,7 +146,11 @@ def _decimal(value: Any) -> float:
     """Rounded half away from zero to two places, as PostgreSQL's ``numeric(10,2)`` stores it
     (SQLite would keep every digit, so the rounding happens here for both)."""
     number = _number(value)
+    if abs(number) >= _DECIMAL_LIMIT:  # before quantize, which cannot hold 1e30 in 28 digits
+        raise ValueError("is out of range")
     rounded = Decimal(repr(number)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    if abs(rounded) >= _DECIMAL_LIMIT:  # 99999999.995 rounds to 100000000.00
+        raise ValueError("is out of range")
     return float(rounded)
 
 
@@ -156,12 +224,16 @@ def _datetime(value: Any) -> datetime:
 
 
 def _json(value: Any) -> Any:
+    if _nesting_exceeds(value, MAX_JSON_DEPTH):
+        raise NestingTooDeep()
     # Stored as Strapi stores it: JSON.stringify of the JavaScript value.
     return js_json(value)
 
 
 def _array(value: Any) -> list[Any]:
     if isinstance(value, list):
+        if _nesting_exceeds(value, MAX_JSON_DEPTH):
+            raise NestingTooDeep()
         return value
     raise TypeMismatch("array")
 

@@ -6,18 +6,26 @@ Strapi 4.25 (``middlewares/rateLimit.js``) builds the key
 ``${toLower(body.email) || 'unknownIdentifier'}:${toLower(path)}:${ctx.request.ip}``, so a
 site registering or signing in many different users from one server address is not
 throttled as a whole. Its login body names the account ``identifier``, not ``email``; that
-name is used when the body has no ``email``, so sign-ins of different accounts from one
-address count apart too (the reference keys them all as ``unknownIdentifier``).
+name is counted too, so sign-ins of different accounts from one address count apart (the
+reference keys them all as ``unknownIdentifier``) and a login cannot escape its account's
+count by adding an ``email`` of its choosing (Strapi's key alone would give each made-up
+``email`` a fresh count while ``identifier`` guesses one account's password). A request is
+counted under each account its body names and refused when any of those counts is over.
+
+The client address is part of every key, so nobody elsewhere can lock an account out: a
+thousand wrong passwords from one address leave the owner's own address untouched. (Behind a
+reverse proxy that is only true with ``CONTENTAPI_TRUSTED_PROXIES`` set; otherwise every client
+has the proxy's address.)
 
     limiter = RateLimiter(database, max_hits=10, window_seconds=60)
-    await limiter.hit("/api/auth/local", "203.0.113.7", identifier_of(body))
+    await limiter.hit("/api/auth/local", "203.0.113.7", accounts_of(body))
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -28,24 +36,25 @@ from contentapi.db.engine import Database
 from contentapi.db.system import rate_limits
 from contentapi.errors import RateLimitError
 
-__all__ = ["RateLimiter", "identifier_of"]
+__all__ = ["RateLimiter", "accounts_of"]
 
 #: Strapi's key part when the body names no account.
 UNKNOWN_IDENTIFIER = "unknownIdentifier"
 
 
-def identifier_of(body: Mapping[str, Any]) -> str | None:
-    """The account a ``/api/auth/*`` body names: ``email``, else ``identifier`` (login)."""
+def accounts_of(body: Mapping[str, Any]) -> tuple[str, ...]:
+    """The accounts a ``/api/auth/*`` body names, lower-cased: its ``email`` (Strapi's key) and
+    a login's ``identifier``; Strapi's ``unknownIdentifier`` when it names none."""
+    accounts = []
     for name in ("email", "identifier"):
         value = body.get(name)
-        if isinstance(value, str) and value:
-            return value
-    return None
+        if isinstance(value, str) and value and value.lower() not in accounts:
+            accounts.append(value.lower())
+    return tuple(accounts) or (UNKNOWN_IDENTIFIER,)
 
 
-def rate_limit_key(path: str, client_ip: str, identifier: str | None) -> str:
+def rate_limit_key(path: str, client_ip: str, account: str) -> str:
     """Strapi's key, hashed to fit the counters' primary key."""
-    account = identifier.lower() if identifier else UNKNOWN_IDENTIFIER
     return hashlib.sha256(f"{account}:{path.lower()}:{client_ip}".encode()).hexdigest()
 
 
@@ -72,12 +81,15 @@ class RateLimiter:
             .returning(rate_limits.c.hits)
         )
 
-    async def hit(self, path: str, client_ip: str, identifier: str | None) -> None:
-        """Count one request to ``path``; ``RateLimitError`` when its key is over the limit."""
+    async def hit(self, path: str, client_ip: str, accounts: Sequence[str]) -> None:
+        """Count one request to ``path`` under each of ``accounts`` (``accounts_of``);
+        ``RateLimitError`` when any of those counts is over the limit."""
         now = datetime.now(UTC).replace(tzinfo=None)
-        key = rate_limit_key(path, client_ip, identifier)
+        hits = 0
         async with self.database.write() as conn:
-            hits = (await conn.execute(self._upsert(key, now))).scalar_one()
+            for account in accounts:
+                key = rate_limit_key(path, client_ip, account)
+                hits = max(hits, (await conn.execute(self._upsert(key, now))).scalar_one())
             if random.random() < 0.01:  # now and then, forget windows long past
                 await conn.execute(
                     rate_limits.delete().where(rate_limits.c.window_start < now - 2 * self.window)

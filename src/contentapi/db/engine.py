@@ -19,6 +19,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from contentapi.db.counter import StatementCounter
 from contentapi.db.driver import KeptStatements
+from contentapi.db.outage import is_unavailable
+from contentapi.errors import ServiceUnavailableError
 
 __all__ = ["Database", "StatementCounter", "pg_lower"]
 
@@ -44,15 +46,17 @@ _SPECIAL_LOWER = {"\u0130": "i"}
 class Database:
     """One engine per process; ``read()`` and ``write()`` hand out connections in a transaction."""
 
-    def __init__(self, url: str, *, echo: bool = False) -> None:
+    def __init__(self, url: str, *, echo: bool = False, sqlite_busy_timeout: float = 30) -> None:
         parsed = make_url(url)
         self.dialect = parsed.get_backend_name()
+        #: how long a SQLite statement waits for the database lock before failing (503)
+        self.sqlite_busy_timeout = sqlite_busy_timeout
         options: dict[str, Any] = {"echo": echo}
         if self.dialect == "sqlite":
             database = parsed.database
             if database and database != ":memory:":
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
-            options["connect_args"] = {"timeout": 30}
+            options["connect_args"] = {"timeout": sqlite_busy_timeout}
         else:
             options["pool_size"] = 10
             options["max_overflow"] = 10
@@ -83,6 +87,7 @@ class Database:
 
         if not self.is_sqlite:
             return
+        busy_ms = int(self.sqlite_busy_timeout * 1000)
 
         @event.listens_for(sync_engine, "connect")
         def _sqlite_connect(dbapi_connection: Any, record: Any) -> None:
@@ -92,7 +97,7 @@ class Database:
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
             cursor.close()
             dbapi_connection.create_function(SQLITE_LOWER, 1, pg_lower, deterministic=True)
 
@@ -105,24 +110,36 @@ class Database:
     async def read(self) -> AsyncIterator[AsyncConnection]:
         """A connection for reading. On PostgreSQL it runs in autocommit: no BEGIN and COMMIT
         round trips, and nothing lost — under READ COMMITTED every statement takes its own
-        snapshot inside a transaction too. SQLite reads in a deferred transaction."""
-        if self.is_sqlite:
-            async with self.engine.connect() as conn, conn.begin():
+        snapshot inside a transaction too. SQLite reads in a deferred transaction.
+        An unavailable database raises ``ServiceUnavailableError`` (``db/outage.py``)."""
+        try:
+            if self.is_sqlite:
+                async with self.engine.connect() as conn, conn.begin():
+                    yield conn
+                return
+            async with self.engine.connect() as conn:
+                conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
                 yield conn
-            return
-        async with self.engine.connect() as conn:
-            conn = await conn.execution_options(isolation_level="AUTOCOMMIT")
-            yield conn
+        except Exception as error:
+            if is_unavailable(error):
+                raise ServiceUnavailableError() from error
+            raise
 
     @asynccontextmanager
     async def write(self, *, changes_callers: bool = False) -> AsyncIterator[AsyncConnection]:
-        """A connection in a write transaction: committed on success, rolled back on any error.
+        """A connection in a write transaction: committed on success, rolled back on any error;
+        ``ServiceUnavailableError`` when the database is unavailable (nothing was committed).
         ``changes_callers``: it writes users, roles or permissions (``after_caller_change``)."""
-        async with self.engine.connect() as conn:
-            if self.is_sqlite:
-                conn = await conn.execution_options(sqlite_begin="IMMEDIATE")
-            async with conn.begin():
-                yield conn
+        try:
+            async with self.engine.connect() as conn:
+                if self.is_sqlite:
+                    conn = await conn.execution_options(sqlite_begin="IMMEDIATE")
+                async with conn.begin():
+                    yield conn
+        except Exception as error:
+            if is_unavailable(error):
+                raise ServiceUnavailableError() from error
+            raise
         for hook in self.after_write:  # committed: what this process keeps may be stale
             hook()
         if changes_callers:

@@ -31,7 +31,13 @@ from contentapi.schema.model import (
     ScalarAttribute,
 )
 from contentapi.schema.registry import Registry
-from contentapi.values import TypeMismatch, parse_value
+from contentapi.values import (
+    MAX_JSON_DEPTH,
+    NestingTooDeep,
+    TypeMismatch,
+    entry_id_of,
+    parse_value,
+)
 
 __all__ = [
     "ComponentFieldWrite",
@@ -193,8 +199,6 @@ def _check_rules(attribute: ScalarAttribute, value: Any, name: str, is_draft: bo
             return MESSAGES["min"].format(path=name, min=_number_text(attribute.min))
         if attribute.max is not None and value > attribute.max:
             return MESSAGES["max"].format(path=name, max=_number_text(attribute.max))
-        if kind == "decimal" and abs(round(value, 2)) >= 10**8:  # numeric(10,2)
-            return MESSAGES["range"].format(path=name)
     if kind == "enumeration" and value not in attribute.enum:
         return MESSAGES["enum"].format(path=name, values=", ".join(attribute.enum))
     if kind == "email":
@@ -225,6 +229,8 @@ def _parse_scalar(
         value = parse_value(attribute.type, raw)
     except TypeMismatch:
         return None, _type_error(attribute, raw, name)
+    except NestingTooDeep:
+        return None, MESSAGES["depth"].format(path=name, max=MAX_JSON_DEPTH)
     except ValueError as problem:
         text = str(problem)
         if text == "must be an integer":
@@ -238,13 +244,7 @@ def _parse_scalar(
 def _parse_id(value: Any) -> int | None:
     if isinstance(value, Mapping):
         value = value.get("id")
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int) and value > 0:
-        return value
-    if isinstance(value, str) and value.isascii() and value.isdigit() and 0 < len(value) <= 18:
-        return int(value) or None
-    return None
+    return entry_id_of(value)
 
 
 class _Parser:

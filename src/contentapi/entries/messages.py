@@ -42,6 +42,7 @@ MESSAGES = {
     "empty": "{path} cannot be empty",
     "unique": "This attribute must be unique",
     "nul": "{path} must not contain NUL characters",
+    "depth": "{path} must not be nested more than {max} levels deep",
     "locale": "This locale doesn't exist",
     "min_items": "{path} field must have at least {min} items",
     "max_items": "{path} field must have less than or equal to {max} items",

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from contentapi.errors import FieldError
+from contentapi.values import entry_id_of
 
 __all__ = [
     "ConnectItem",
@@ -76,15 +77,9 @@ class PositionError(ValueError):
 
 
 def _parse_id(value: Any) -> int | None:
-    """An entry id: a positive integer, or its decimal string (clients send both)."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if value > 0 else None
-    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 18:
-        number = int(value)
-        return number if number > 0 else None
-    return None
+    """An entry id: a positive integer, or its decimal string (clients send both), that fits
+    the id columns (``values.entry_id_of``)."""
+    return entry_id_of(value)
 
 
 def _parse_item(

@@ -24,6 +24,7 @@ from contentapi.graphql.plan import Page, Selection, Window
 from contentapi.graphql.wrap import NO_AUTH_CONFIG, check_auth
 from contentapi.query.ast import OffsetPagination, ReadQuery
 from contentapi.schema.model import ContentType
+from contentapi.values import entry_id_of
 
 __all__ = ["ContentTypeResolvers", "entry_id", "input_data"]
 
@@ -32,8 +33,7 @@ Resolver = Callable[..., Awaitable[Any]]
 
 def entry_id(raw: Any) -> int | None:
     """A GraphQL ``ID`` naming an entry, or ``None`` when it cannot name one."""
-    text = str(raw)
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+    return entry_id_of(str(raw))
 
 
 def input_data(value: Mapping[str, Any] | None) -> dict[str, Any]:

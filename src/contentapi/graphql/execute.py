@@ -29,7 +29,7 @@ from graphql import (
 )
 from graphql.execution import ExecutionContext
 
-from contentapi.errors import ApplicationError
+from contentapi.errors import ApplicationError, ServiceUnavailableError
 from contentapi.graphql.context import GraphQLContext, Precompleted
 from contentapi.graphql.errors import format_error
 from contentapi.graphql.extension import Plugin
@@ -172,6 +172,11 @@ class Engine:
             # Before execution (variables, unknown operation): Apollo's BAD_USER_INPUT, 400.
             # (Field errors carry a path; a null bubbling to the root is still a 200.)
             return _failure([format_error(e, "BAD_USER_INPUT") for e in result.errors])
+        for error in result.errors or ():
+            if isinstance(error.original_error, ServiceUnavailableError):
+                # Nothing useful can be answered: the whole request is a 503 with Retry-After
+                # (rendered by rest/errors.py), which clients retry, not a field error.
+                raise error.original_error
         errors = [format_error(e) for e in result.errors or ()]
         errors.extend(context.shape_errors)
         body: dict[str, Any] = {"errors": errors} if errors else {}

@@ -66,6 +66,8 @@ def _parse_long(value: Any) -> int:
     if isinstance(value, bool):
         raise GraphQLError(f"BigInt cannot represent value: {value!r}")
     if isinstance(value, float) and value.is_integer():
+        if not -(2**63) < value < 2**63:  # a JSON integer beyond 64 bits, rounded to a double
+            raise GraphQLError(f"BigInt cannot represent value out of range: {value}")
         return int(value)
     if isinstance(value, int):
         return value

@@ -8,6 +8,7 @@ Sign-in and sign-up share REST's rate limits.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from graphql import (
@@ -24,7 +25,7 @@ from graphql import (
 )
 
 from contentapi.auth.permissions import PLUGIN
-from contentapi.auth.ratelimit import RateLimiter
+from contentapi.auth.ratelimit import RateLimiter, accounts_of
 from contentapi.errors import ApplicationError, ForbiddenError, NotFoundError, ValidationError
 from contentapi.graphql.context import GraphQLContext
 from contentapi.graphql.crud import ContentTypeResolvers, entry_id, input_data
@@ -206,15 +207,14 @@ class UsersPermissionsFields:
             ),
         }
 
-    async def _limit(self, info: GraphQLResolveInfo, path: str, identifier: Any) -> None:
+    async def _limit(self, info: GraphQLResolveInfo, path: str, body: Mapping[str, Any]) -> None:
         """REST's limit, under the REST route's path (Strapi's GraphQL has none)."""
         if self.limiter is not None:
-            text = identifier if isinstance(identifier, str) else None
-            await self.limiter.hit(path, _client(info), text)
+            await self.limiter.hit(path, _client(info), accounts_of(body))
 
     async def login(self, _parent: Any, info: GraphQLResolveInfo, input: dict) -> Any:
         ctx: GraphQLContext = info.context
-        await self._limit(info, "/api/auth/local", input.get("identifier"))
+        await self._limit(info, "/api/auth/local", input)
         if input.get("provider", "local") != "local":
             raise ValidationError("Only the local provider is available")
         jwt, user = await UsersService(ctx.runtime).login(input)
@@ -222,7 +222,7 @@ class UsersPermissionsFields:
 
     async def register(self, _parent: Any, info: GraphQLResolveInfo, input: dict) -> Any:
         ctx: GraphQLContext = info.context
-        await self._limit(info, "/api/auth/local/register", input.get("email"))
+        await self._limit(info, "/api/auth/local/register", input)
         jwt, user = await UsersService(ctx.runtime).register(input)
         return await self._payload(ctx, jwt, int(user["id"]))
 
@@ -231,7 +231,7 @@ class UsersPermissionsFields:
         ctx.authorize(f"{PLUGIN}.auth.changePassword")
         if ctx.actor.user_id is None:
             raise ForbiddenError("Forbidden access")
-        await self._limit(info, "/api/auth/change-password", None)
+        await self._limit(info, "/api/auth/change-password", {})
         jwt, _ = await UsersService(ctx.runtime).change_password(ctx.actor.user_id, args)
         return await self._payload(ctx, jwt, ctx.actor.user_id)
 

@@ -71,7 +71,10 @@ def coerce_filter_value(kind: str, raw: Any, where: str) -> Any:
     if kind in ("json", "array"):
         raise ValidationError(f"Invalid value for {where}: only $null and $notNull apply to {kind}")
     if kind in ("string", "text", "richtext", "email", "uid", "enumeration", "password"):
-        return str(raw)
+        text = str(raw)
+        if "\x00" in text:  # PostgreSQL text cannot hold it: the query would fail there
+            raise ValidationError(f"Invalid value for {where}: NUL characters are not allowed")
+        return text
     if kind == "date" and isinstance(raw, str) and _DATE_OUT_OF_FORMAT.match(raw.strip()):
         # Strapi's format check knows months 01-12 and days 01-31: `2024-13-01` is a format
         # error, `2024-02-30` an "Invalid date".
@@ -79,6 +82,9 @@ def coerce_filter_value(kind: str, raw: Any, where: str) -> Any:
     try:
         return parse_value(kind, raw)
     except ValueError as problem:
+        if kind == "decimal" and str(problem) == "is out of range":
+            # No price is 1e30, but `price[$lt]=1e30` is a fair question: compared unrounded.
+            return parse_value("float", raw)
         if kind in _NUMBERS:
             raise InvalidFilterValue(_NUMBERS[kind]) from problem
         # Strapi's bare message: `filters[eventDate][$eq]=x` → "Invalid format, expected

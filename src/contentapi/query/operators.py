@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, and_, func, not_
+from sqlalchemy import Boolean, ColumnElement, and_, func, literal, not_
 from sqlalchemy.sql.elements import ColumnElement as Column
 
 from contentapi.db.engine import SQLITE_LOWER, pg_lower
@@ -124,9 +124,16 @@ def _not_null(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bo
     return column.is_not(None) if value else column.is_(None)
 
 
+def _bound(value: Any) -> Any:
+    """A range operand. Booleans are bound as parameters (SQLAlchemy refuses ``column < False``)
+    and ordered ``false < true`` on both databases, as Strapi's PostgreSQL compares them:
+    ``featured[$gte]=false`` is every entry with a value, ``featured[$lt]=true`` the false ones."""
+    return literal(value, Boolean()) if isinstance(value, bool) else value
+
+
 def _between(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
     low, high = value
-    return and_(column >= low, column <= high)
+    return and_(column >= _bound(low), column <= _bound(high))
 
 
 _OPERATORS = [
@@ -134,10 +141,10 @@ _OPERATORS = [
     Operator("$ne", "scalar", _ne),
     Operator("$eqi", "scalar", _eqi, strings_only=True),
     Operator("$nei", "scalar", _negate(_eqi), strings_only=True),
-    Operator("$lt", "scalar", lambda c, v, d: c < v),
-    Operator("$lte", "scalar", lambda c, v, d: c <= v),
-    Operator("$gt", "scalar", lambda c, v, d: c > v),
-    Operator("$gte", "scalar", lambda c, v, d: c >= v),
+    Operator("$lt", "scalar", lambda c, v, d: c < _bound(v)),
+    Operator("$lte", "scalar", lambda c, v, d: c <= _bound(v)),
+    Operator("$gt", "scalar", lambda c, v, d: c > _bound(v)),
+    Operator("$gte", "scalar", lambda c, v, d: c >= _bound(v)),
     Operator("$in", "list", lambda c, v, d: c.in_(v)),
     Operator("$notIn", "list", lambda c, v, d: c.not_in(v)),
     Operator("$contains", "scalar", _contains(False), strings_only=True),

@@ -268,6 +268,8 @@ class QueryParser:
         """
         if not isinstance(value, str) or not content_type.localized:
             return None
+        if "\x00" in value:  # no locale has one, and PostgreSQL could not even compare it
+            raise ValidationError("Invalid locale parameter: NUL characters are not allowed")
         return value
 
     def pagination(self, value: Any) -> Pagination:

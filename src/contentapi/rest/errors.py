@@ -16,12 +16,14 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from contentapi.db.outage import is_unavailable
 from contentapi.errors import (
     ApplicationError,
     ForbiddenError,
     MethodNotAllowedError,
     NotFoundError,
     PayloadTooLargeError,
+    ServiceUnavailableError,
     UnauthorizedError,
     ValidationError,
 )
@@ -51,6 +53,8 @@ def error_response(
 
 async def _application_error(request: Request, exc: Exception) -> OrjsonResponse:
     assert isinstance(exc, ApplicationError)
+    if isinstance(exc, ServiceUnavailableError):
+        return error_response(exc, headers={"Retry-After": str(exc.retry_after)})
     return error_response(exc)
 
 
@@ -95,9 +99,21 @@ class CatchAllMiddleware:
 
         try:
             await self.app(scope, receive, tracking_send)
-        except Exception:  # the net under everything: log it, answer 500 without internals
-            log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+        except Exception as error:  # the net under everything: log it, answer without internals
             if started:
+                log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
                 raise
-            response: Any = error_response(ApplicationError())
+            if is_unavailable(error):  # the database, reached outside Database.read/write
+                log.warning(
+                    "database unavailable on %s %s: %r",
+                    scope.get("method"),
+                    scope.get("path"),
+                    error,
+                )
+                unavailable = ServiceUnavailableError()
+                headers = {"Retry-After": str(unavailable.retry_after)}
+                response: Any = error_response(unavailable, headers=headers)
+            else:
+                log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+                response = error_response(ApplicationError())
             await response(scope, receive, send)

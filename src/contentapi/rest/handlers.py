@@ -23,15 +23,18 @@ from contentapi.rest.envelope import list_envelope, single_envelope
 from contentapi.rest.responses import OrjsonResponse
 from contentapi.runtime import Runtime
 from contentapi.schema.model import ContentType
+from contentapi.values import entry_id_of
 
 __all__ = ["Resource", "parse_entry_id", "query_params"]
 
 
 def parse_entry_id(raw: str) -> int:
-    """A path id: a positive integer, else 404 (``/api/articles/abc`` names no entry)."""
-    if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
+    """A path id: a positive integer that fits the id columns, else 404 (``/api/articles/abc``
+    and ``/api/articles/3000000000`` name no entry)."""
+    parsed = entry_id_of(raw)
+    if parsed is None:
         raise NotFoundError()
-    return int(raw)
+    return parsed
 
 
 def query_params(request: Request) -> dict[str, Any]:

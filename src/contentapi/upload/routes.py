@@ -7,16 +7,17 @@ parser, never held whole in memory.
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 import orjson
 from fastapi import APIRouter, Request
-from starlette.datastructures import UploadFile
+from starlette.datastructures import Headers, UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
-from starlette.responses import Response
-from starlette.staticfiles import StaticFiles
-from starlette.types import Receive, Scope, Send
+from starlette.responses import FileResponse, Response
+from starlette.staticfiles import NotModifiedResponse, PathLike, StaticFiles
+from starlette.types import Scope
 
 from contentapi.auth.actor import may
 from contentapi.auth.deps import require
@@ -27,6 +28,7 @@ from contentapi.rest.responses import OrjsonResponse
 from contentapi.runtime import Runtime
 from contentapi.schema.builtin import FILE_UID
 from contentapi.upload.service import IncomingFile, UploadService
+from contentapi.upload.sniff import stored_mime
 from contentapi.upload.storage import LocalStorage
 
 __all__ = ["UploadsStatic", "build_upload_router"]
@@ -35,19 +37,54 @@ UPLOAD = "plugin::upload.content-api"
 _FORM_OVERHEAD = 64 * 1024  # multipart boundaries and small fields beyond the files' bytes
 
 
+#: Types a browser only displays (no script, no document of the API's origin).
+_PASSIVE_PREFIXES = ("image/", "video/", "audio/")
+_PASSIVE = frozenset({"application/pdf", "text/plain"})
+#: Anything else (SVG, HTML-like text, XML, archives, Flash…) runs in a sandbox of its own
+#: origin with nothing allowed, and is offered as a download when opened.
+_ACTIVE_HEADERS = {
+    "content-security-policy": "default-src 'none'; sandbox",
+    "content-disposition": "attachment",
+}
+#: SVG stays displayable (``<img>`` ignores the disposition, a tab shows it without script).
+_SVG_HEADERS = {"content-security-policy": "default-src 'none'; sandbox"}
+
+
+def _is_passive(mime: str) -> bool:
+    return (mime.startswith(_PASSIVE_PREFIXES) and mime != "image/svg+xml") or mime in _PASSIVE
+
+
 class UploadsStatic(StaticFiles):
-    """Stored files, with ``nosniff`` so a browser never reinterprets what they are."""
+    """Stored files, served as the type stored for them — from the key's extension, which the
+    server chose from the file's bytes (``upload/sniff.py``), never re-guessed from the name
+    (``mimetypes`` would answer ``text/html`` for a text file uploaded as ``page.html``).
+    Anything a browser could run gets ``default-src 'none'; sandbox``; ``nosniff`` and the
+    other security headers come with every response (``rest/security_headers.py``)."""
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async def guarded(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [
-                    *message.get("headers", []),
-                    (b"x-content-type-options", b"nosniff"),
-                ]
-            await send(message)
-
-        await super().__call__(scope, receive, guarded)
+    def file_response(
+        self,
+        full_path: PathLike,
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        mime = stored_mime(os.path.splitext(full_path)[1])
+        media_type = f"{mime}; charset=utf-8" if mime == "text/plain" else mime
+        headers = None
+        if mime == "image/svg+xml":
+            headers = _SVG_HEADERS
+        elif not _is_passive(mime):
+            headers = _ACTIVE_HEADERS
+        response = FileResponse(
+            full_path,
+            status_code=status_code,
+            headers=headers,
+            media_type=media_type,
+            stat_result=stat_result,
+        )
+        if self.is_not_modified(response.headers, Headers(scope=scope)):
+            return NotModifiedResponse(response.headers)
+        return response
 
 
 async def _limited(stream: AsyncIterator[bytes], limit: int) -> AsyncGenerator[bytes, None]:

@@ -25,6 +25,7 @@ from contentapi.schema.model import MediaAttribute
 from contentapi.upload.images import ImageError, inspect_image, renditions
 from contentapi.upload.sniff import sniff
 from contentapi.upload.storage import LocalStorage
+from contentapi.values import entry_id_of
 
 __all__ = ["IncomingFile", "UploadService"]
 
@@ -55,6 +56,19 @@ def _display_name(filename: str) -> str:
     return name[:200] or "file"
 
 
+def _info_text(info: Mapping[str, Any], key: str) -> str | None:
+    """A ``fileInfo`` text (``name``, ``alternativeText``, ``caption``): what its ``files``
+    column can hold — a string of at most 255 characters without NUL — else 400."""
+    value = info.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or "\x00" in value or len(value) > 255:
+        raise ValidationError(
+            f"fileInfo.{key} must be a string of at most 255 characters without NUL characters"
+        )
+    return value
+
+
 def _hash(name: str) -> str:
     base = name.rsplit(".", 1)[0] if "." in name else name
     slug = re.sub(r"[^A-Za-z0-9]+", "_", base).strip("_")[:50] or "file"
@@ -77,7 +91,7 @@ class UploadService:
         if not head:
             raise ValidationError(f"File {_display_name(incoming.filename)} is empty")
         kind = sniff(head, incoming.filename)
-        name = str(incoming.info.get("name") or _display_name(incoming.filename))
+        name = _info_text(incoming.info, "name") or _display_name(incoming.filename)
         file_hash = _hash(name)
         width = height = None
         formats: dict[str, Any] | None = None
@@ -114,8 +128,8 @@ class UploadService:
         now = datetime.now(UTC).replace(tzinfo=None)
         return {
             "name": name,
-            "alternative_text": incoming.info.get("alternativeText"),
-            "caption": incoming.info.get("caption"),
+            "alternative_text": _info_text(incoming.info, "alternativeText"),
+            "caption": _info_text(incoming.info, "caption"),
             "width": width,
             "height": height,
             "formats": formats,
@@ -141,9 +155,10 @@ class UploadService:
         attribute = model.attributes.get(field) if isinstance(field, str) else None
         if not isinstance(attribute, MediaAttribute):
             raise ValidationError(f"field {field!r} is not a media attribute of {ref}")
-        if not (isinstance(ref_id, str) and ref_id.isdigit()) and not isinstance(ref_id, int):
+        entry_id = entry_id_of(ref_id)
+        if entry_id is None:
             raise ValidationError("refId must be an entry id")
-        return model.uid, int(ref_id), attribute
+        return model.uid, entry_id, attribute
 
     async def upload(
         self, incoming: Sequence[IncomingFile], attach: tuple[Any, Any, Any] | None

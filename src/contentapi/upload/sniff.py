@@ -3,6 +3,12 @@
 ``filetype`` recognises binary formats by their signatures; UTF-8 text that is none of them is
 ``text/plain`` (or ``image/svg+xml`` when it is an SVG document); anything else is
 ``application/octet-stream``.
+
+The stored key ends with the extension chosen here, and ``/uploads`` serves a file with the type
+that extension stands for (``MIME_BY_EXT``), so a file is always served as the type stored in
+its row: a text file named ``page.html`` keeps ``.html`` and is served as ``text/plain``; a
+binary file keeps its own extension only when that extension stands for no type (``x.psd1``),
+else it becomes ``.bin`` (an unrecognised ``x.png`` is not served as ``image/png``).
 """
 
 from __future__ import annotations
@@ -12,10 +18,23 @@ from dataclasses import dataclass
 
 import filetype
 
-__all__ = ["Sniffed", "sniff"]
+__all__ = ["MIME_BY_EXT", "Sniffed", "sniff", "stored_mime"]
 
 _SAFE_EXT = re.compile(r"^\.[a-z0-9]{1,10}$")
 _TEXT_EXTS = frozenset({".txt", ".csv", ".md", ".json", ".xml", ".html", ".htm", ".yaml", ".yml"})
+_OCTET_STREAM = "application/octet-stream"
+
+#: The type each extension ``sniff`` can give a stored file stands for.
+MIME_BY_EXT: dict[str, str] = {
+    **{f".{kind.extension}": kind.mime for kind in filetype.types},
+    ".svg": "image/svg+xml",
+    **dict.fromkeys(_TEXT_EXTS, "text/plain"),
+}
+
+
+def stored_mime(ext: str) -> str:
+    """The type of a stored file from its key's extension (``.bin`` or unknown: bytes)."""
+    return MIME_BY_EXT.get(ext, _OCTET_STREAM)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +53,11 @@ def _client_ext(filename: str) -> str:
     return ext if _SAFE_EXT.match(ext) else ""
 
 
+def _binary(filename: str) -> Sniffed:
+    ext = _client_ext(filename)
+    return Sniffed(_OCTET_STREAM, ext if ext and ext not in MIME_BY_EXT else ".bin")
+
+
 def sniff(head: bytes, filename: str) -> Sniffed:
     """The type of a file from its first bytes (``head``); ``filename`` only picks a text
     extension among equivalent ones."""
@@ -44,10 +68,10 @@ def sniff(head: bytes, filename: str) -> Sniffed:
         text = head.decode("utf-8")
     except UnicodeDecodeError as error:
         if error.start < len(head) - 4:  # not just a character cut at the end of the sample
-            return Sniffed("application/octet-stream", _client_ext(filename) or ".bin")
+            return _binary(filename)
         text = head[: error.start].decode("utf-8")
     if "\x00" in text:
-        return Sniffed("application/octet-stream", _client_ext(filename) or ".bin")
+        return _binary(filename)
     if "<svg" in text[:1024].lower():
         return Sniffed("image/svg+xml", ".svg")
     ext = _client_ext(filename)

@@ -15,7 +15,7 @@ from starlette.responses import Response
 from contentapi.auth.actor import Actor, may
 from contentapi.auth.deps import require
 from contentapi.auth.permissions import PLUGIN
-from contentapi.auth.ratelimit import RateLimiter, identifier_of
+from contentapi.auth.ratelimit import RateLimiter, accounts_of
 from contentapi.errors import NotFoundError, UnauthorizedError
 from contentapi.query.ast import OffsetPagination, ReadQuery
 from contentapi.rest.body import read_json_object
@@ -80,14 +80,14 @@ def build_users_router(runtime: Runtime) -> APIRouter:
     async def login(request: Request) -> Response:
         await require(request, f"{PLUGIN}.auth.callback")
         body = await read_json_object(request)
-        await limiter.hit(request.url.path, _client_ip(request), identifier_of(body))
+        await limiter.hit(request.url.path, _client_ip(request), accounts_of(body))
         return await auth_answer(request, *await users.login(body))
 
     @router.post("/auth/local/register")
     async def register(request: Request) -> Response:
         await require(request, f"{PLUGIN}.auth.register")
         body = await read_json_object(request)
-        await limiter.hit(request.url.path, _client_ip(request), identifier_of(body))
+        await limiter.hit(request.url.path, _client_ip(request), accounts_of(body))
         return await auth_answer(request, *await users.register(body))
 
     @router.post("/auth/change-password")
@@ -96,7 +96,7 @@ def build_users_router(runtime: Runtime) -> APIRouter:
         if actor.user_id is None:
             raise UnauthorizedError("You must be authenticated to reset your password")
         body = await read_json_object(request)
-        await limiter.hit(request.url.path, _client_ip(request), identifier_of(body))
+        await limiter.hit(request.url.path, _client_ip(request), accounts_of(body))
         return await auth_answer(request, *await users.change_password(actor.user_id, body))
 
     # ---------------------------------------------------------------- users

@@ -34,6 +34,12 @@ def _required_strings(body: Mapping[str, Any], names: tuple[str, ...]) -> dict[s
         for name in names
         if not isinstance(body.get(name), str) or not body.get(name)
     ]
+    # PostgreSQL text cannot hold U+0000 (a login's identifier would fail the query there).
+    errors += [
+        FieldError((name,), MESSAGES["nul"].format(path=name))
+        for name in names
+        if isinstance(body.get(name), str) and "\x00" in body[name]
+    ]
     if errors:
         raise ValidationError.from_errors(errors)
     return {name: str(body[name]) for name in names}
