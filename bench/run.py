@@ -131,6 +131,8 @@ def _print(results: dict, baseline: dict | None) -> None:
             str(results.get("floor", {}).get(key, "-")),
         )
     console.print(table)
+    for name, rate in results.get("seeding_books_per_second", {}).items():
+        console.print(f"seeding {name}: {rate} books/s")
     for name in ("contentapi", "strapi"):
         peaks = [
             row[name]["peak_rss_mb"]
@@ -169,11 +171,14 @@ async def main() -> None:
         else:
             console.print("[yellow]reference Strapi not found: measuring contentapi alone[/yellow]")
     started = time.monotonic()
+    seeding: dict[str, float] = {}
     try:
         for server in servers:
             console.print(f"starting {server.name} …")
             await server.start()
-            await seed(server.base_url, server.token, data, server.name)
+            rate = await seed(server.base_url, server.token, data, server.name)
+            seeding[server.name] = round(rate, 1)
+            console.print(f"{server.name}: {rate:.1f} books created per second")
             await analyze_database(server.database)
         results: dict[str, Any] = {
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -185,6 +190,8 @@ async def main() -> None:
             "contentapi_workers": args.workers,
             "scenarios": {},
             "floor": {},
+            # books created per second through POST /api/books (16 at once)
+            "seeding_books_per_second": seeding,
         }
         for scenario in chosen:
             row: dict[str, Any] = {"title": scenario.title}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import httpx
@@ -25,7 +26,11 @@ async def _post(client: httpx.AsyncClient, path: str, data: dict[str, Any]) -> N
         await asyncio.sleep(0.5)
 
 
-async def seed(base_url: str, token: str, data: Dataset, label: str, concurrency: int = 16) -> None:
+async def seed(
+    base_url: str, token: str, data: Dataset, label: str, concurrency: int = 16
+) -> float:
+    """Create the data set; returns the books created per second (each a POST with three
+    relations, a component, a repeatable component and a two-block dynamic zone, 16 at once)."""
     headers = {"Authorization": f"Bearer {token}"}
     async with httpx.AsyncClient(base_url=base_url, headers=headers, timeout=60) as client:
         with Progress() as progress:
@@ -53,4 +58,6 @@ async def seed(base_url: str, token: str, data: Dataset, label: str, concurrency
                     await _post(client, "/api/books", book)
                     progress.advance(task)
 
+            started = time.monotonic()
             await asyncio.gather(*(worker() for _ in range(concurrency)))
+            return len(data.books) / (time.monotonic() - started)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from sqlalchemy import inspect
@@ -239,3 +242,54 @@ async def test_an_index_asked_for_by_the_model_is_added_to_an_existing_table(
             "/api/profiles?filters[headline][$eq]=Kept&sort=headline", headers=HEADERS
         )
         assert [entry["id"] for entry in listed.json()["data"]] == [1]
+
+
+def test_the_head_revision_read_from_the_files_is_alembics():
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from contentapi.db.sync import MIGRATIONS_DIR, head_revision
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    assert ScriptDirectory.from_config(config).get_heads() == [head_revision()]
+
+
+_START_AND_REPORT = """
+import asyncio, sys
+from contentapi.config import Settings
+from contentapi.runtime import Runtime
+
+async def main():
+    runtime = Runtime.build(Settings())
+    await runtime.start()
+    await runtime.stop()
+    print("alembic imported" if "alembic" in sys.modules else "alembic not imported")
+
+asyncio.run(main())
+"""
+
+
+async def test_a_worker_on_an_up_to_date_database_does_not_load_alembic(databases):
+    """Each worker process runs the start-up sync; when the database is already at the newest
+    migration it must not import alembic at all (about 12 MB of memory per worker)."""
+    url = await databases.new_url()
+    environment = {
+        **os.environ,
+        "CONTENTAPI_DATABASE_URL": url,
+        "CONTENTAPI_CONTENT_TYPES_DIR": str(MODELS),
+    }
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", _START_AND_REPORT],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        for _ in range(2)
+    ]
+    assert [run.stdout.strip().splitlines()[-1] for run in runs] == [
+        "alembic imported",  # the first start migrates
+        "alembic not imported",
+    ], [run.stderr[-2000:] for run in runs]

@@ -9,12 +9,12 @@ advisory lock; ``BEGIN IMMEDIATE`` on SQLite).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Connection, Table, inspect, text
 
 from contentapi.db.engine import Database
@@ -44,12 +44,42 @@ def migrate_system(connection: Connection, content_tables: Sequence[str] | None 
     in content tables (``0003``): they run before this sync creates missing tables and
     columns, which is right, as what the sync creates is empty.
     """
+    if _current_revision(connection) == head_revision():
+        return  # nothing to apply: alembic (12 MB per worker process) is not even imported
+    from alembic import command
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     config.attributes["connection"] = connection
     if content_tables is not None:
         config.attributes["content_tables"] = list(content_tables)
     command.upgrade(config, "head")
+
+
+_REVISION = re.compile(r"^(down_revision|revision)\s*=\s*(?:\"([^\"]*)\"|None)", re.MULTILINE)
+
+
+@cache
+def head_revision() -> str:
+    """The newest migration's revision, read from ``migrations/versions`` (one linear chain:
+    the revision no other migration names as its ``down_revision``)."""
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for path in (MIGRATIONS_DIR / "versions").glob("*.py"):
+        for kind, value in _REVISION.findall(path.read_text(encoding="utf-8")):
+            (revisions if kind == "revision" else parents).add(value)
+    heads = revisions - parents
+    if len(heads) != 1:
+        raise RuntimeError(f"the migrations must form one chain; heads found: {sorted(heads)}")
+    return heads.pop()
+
+
+def _current_revision(connection: Connection) -> str | None:
+    """The revision alembic last recorded in this database (``None``: none yet)."""
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
 
 def _sync_table(connection: Connection, table: Table, report: SyncReport) -> None:
