@@ -95,24 +95,50 @@ def serve(
     reload: Annotated[bool, typer.Option(help="Restart on code changes")] = False,
 ) -> None:
     """Run the server (uvicorn)."""
-    import uvicorn
-
     settings = _settings()
     if _check_models(settings) or _check_extensions(settings):
         raise typer.Exit(1)
-    uvicorn.run(
-        "contentapi.app:create_server_app",
-        factory=True,
-        host=host or settings.host,
-        port=port or settings.port,
-        workers=None if reload else (workers or default_workers()),
-        reload=reload,
-        log_level="info",
+    host, port = host or settings.host, port or settings.port
+    if reload:
+        import uvicorn
+
+        uvicorn.run(
+            APP_FACTORY, factory=True, host=host, port=port, reload=True, proxy_headers=False
+        )
+        return
+    command = uvicorn_command(host, port, workers or default_workers())
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # This process becomes uvicorn itself: its supervisor keeps none of the CLI's modules
+    # (typer, rich, the model checks: 18 MB) beside the workers, and signals reach it directly.
+    os.execv(command[0], command)
+
+
+#: What every worker runs (``create_server_app``: ``create_app`` plus ``gc.freeze``).
+APP_FACTORY = "contentapi.app:create_server_app"
+
+
+def uvicorn_command(host: str, port: int, workers: int) -> list[str]:
+    """The uvicorn command line ``serve`` replaces itself with."""
+    return [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        APP_FACTORY,
+        "--factory",
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--workers",
+        str(workers),
+        "--log-level",
+        "info",
         # Forwarded headers are the app's to read, from CONTENTAPI_TRUSTED_PROXIES only:
         # uvicorn's default trusts them from 127.0.0.1, so any local client could pick the
         # address the rate limit counts it under.
-        proxy_headers=False,
-    )
+        "--no-proxy-headers",
+    ]
 
 
 @app.command()

@@ -7,6 +7,8 @@ rate-limit count with every request. The in-process clients below connect from 1
 
 from __future__ import annotations
 
+import os
+
 import httpx
 import pytest
 from starlette.requests import Request
@@ -73,12 +75,11 @@ def test_no_proxy_is_trusted_by_default_and_bad_entries_are_refused():
 
 
 def test_serve_leaves_forwarded_headers_to_the_app(monkeypatch: pytest.MonkeyPatch):
-    import uvicorn
-
-    captured: dict[str, object] = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **options: captured.update(options))
+    captured: list[list[str]] = []
+    monkeypatch.setattr(os, "execv", lambda path, command: captured.append(command))
     monkeypatch.setenv("CONTENTAPI_CONTENT_TYPES_DIR", str(MODELS))
     result = CliRunner().invoke(cli.app, ["serve", "--workers", "1"])
     assert result.exit_code == 0, result.output
-    # uvicorn's own default (True) trusts X-Forwarded-For from 127.0.0.1.
-    assert captured["proxy_headers"] is False
+    # uvicorn's own default (proxy headers on) trusts X-Forwarded-For from 127.0.0.1.
+    assert captured and "--no-proxy-headers" in captured[0]
+    assert captured[0][captured[0].index("--workers") + 1] == "1"
