@@ -113,7 +113,13 @@ async def judge(query: Query, ours: Side, theirs: Side) -> Verdict:
         again = compare(whole, a, b, ours.normalizer, theirs.normalizer)
         if not again.same and again.kind != "order":
             # an expected difference of the whole result stays expected (with its row)
-            return Verdict(False, f"page content ({again.kind})", again.expected, again.detail)
+            return Verdict(
+                False,
+                f"page content ({again.kind})",
+                again.expected,
+                again.detail,
+                status=verdict.status,
+            )
     return verdict
 
 
