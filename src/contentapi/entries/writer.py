@@ -129,7 +129,7 @@ class Writer:
                 conn, self.tables.files, self.tables.file_morphs, model.uid, row_id, media
             )
         for field_write in write.components.values():
-            await self._store_components(conn, model, row_id, field_write)
+            await self._store_components(conn, model, row_id, field_write, creating)
 
     async def _store_relation(
         self,
@@ -162,17 +162,29 @@ class Writer:
         await store_relation(conn, table, link, row_id, final, rows)
 
     async def _store_components(
-        self, conn: AsyncConnection, model: Model, row_id: int, field_write: ComponentFieldWrite
+        self,
+        conn: AsyncConnection,
+        model: Model,
+        row_id: int,
+        field_write: ComponentFieldWrite,
+        creating: bool,
     ) -> None:
+        """Make the field's components those of ``field_write``: new ones inserted, given ids
+        updated (they must be this entry's), the others deleted. A row being created owns
+        none yet: nothing is read or deleted first."""
         attribute = field_write.attribute
         join = self.tables.component_joins[model.uid]
         current = (
-            await conn.execute(
-                select(join.c.component_id, join.c.component_type)
-                .where(and_(join.c.entity_id == row_id, join.c.field == attribute.name))
-                .order_by(join.c.order, join.c.id)
-            )
-        ).all()
+            []
+            if creating
+            else (
+                await conn.execute(
+                    select(join.c.component_id, join.c.component_type)
+                    .where(and_(join.c.entity_id == row_id, join.c.field == attribute.name))
+                    .order_by(join.c.order, join.c.id)
+                )
+            ).all()
+        )
         owned = {(int(row.component_id), row.component_type) for row in current}
         kept: list[tuple[int, str]] = []
         for item in field_write.items:
@@ -194,9 +206,12 @@ class Writer:
             removed[uid].append(component_id)
         for uid, ids in removed.items():
             await self.delete_rows(conn, self.registry.components[uid], ids)
-        await conn.execute(
-            join.delete().where(and_(join.c.entity_id == row_id, join.c.field == attribute.name))
-        )
+        if not creating:
+            await conn.execute(
+                join.delete().where(
+                    and_(join.c.entity_id == row_id, join.c.field == attribute.name)
+                )
+            )
         if kept:
             ordered = isinstance(attribute, DynamicZoneAttribute) or (
                 isinstance(attribute, ComponentAttribute) and attribute.repeatable
