@@ -103,6 +103,14 @@ class Populator:
             return column == any_(bindparam("ids", type_=ARRAY(column.type)))
         return column == any_(bindparam(None, list(ids), type_=ARRAY(column.type)))
 
+    def _one_of(self, column: Any, values: Sequence[str]) -> ColumnElement[bool]:
+        """``column IN values`` for a fixed list: on PostgreSQL ``= ANY`` of one array
+        parameter, so the statement has no expanding parameter and can run straight on the
+        driver (``KeptStatements``)."""
+        if self.compiler.dialect != "postgresql":
+            return column.in_(list(values))
+        return column == any_(bindparam(None, list(values), type_=ARRAY(column.type)))
+
     def __init__(
         self,
         registry: Registry,
@@ -291,7 +299,7 @@ class Populator:
                     and_(
                         morphs.c.related_type == model.uid,
                         self._among(morphs.c.related_id),
-                        morphs.c.field.in_(list(media)),
+                        self._one_of(morphs.c.field, list(media)),
                     )
                 )
                 .order_by(morphs.c.order, morphs.c.id),
@@ -383,7 +391,7 @@ class Populator:
             joined = self._keep(
                 join_key,
                 select(join.c.entity_id, join.c.field, join.c.component_type, join.c.component_id)
-                .where(self._among(join.c.entity_id), join.c.field.in_(list(nodes)))
+                .where(self._among(join.c.entity_id), self._one_of(join.c.field, list(nodes)))
                 .order_by(join.c.order, join.c.id),
             )
         # (entity id, field, component uid, component id), in the entries' order

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from sqlalchemy import event
 
 ARTICLE = {
     "title": "Every type",
@@ -119,3 +120,27 @@ async def test_a_statement_failing_on_the_driver_runs_again_through_sqlalchemy(
     assert again.status_code == 200
     assert again.json() == expected.json()
     assert kept.fallbacks == fallbacks + 1
+
+
+async def test_a_populated_read_runs_every_statement_on_the_driver(app, client, admin, backend):
+    """Relations, media, components and dynamic zones of one entry: after the first request
+    (which compiles them) not one statement goes through SQLAlchemy's execution."""
+    if backend != "postgres":
+        pytest.skip("kept statements run through asyncpg on PostgreSQL only")
+    entries = app.runtime.entries
+    await entries.create("api::author.author", {"name": "Ann", "email": "ann@example.com"})
+    await entries.create("api::article.article", {**ARTICLE, "author": 1})
+    through_sqlalchemy: list[str] = []
+
+    def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        through_sqlalchemy.append(statement)
+
+    engine = app.runtime.database.engine.sync_engine
+    assert (await client.get("/api/articles/1?populate=*", headers=admin)).status_code == 200
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        again = await client.get("/api/articles/1?populate=*", headers=admin)
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    assert again.status_code == 200
+    assert through_sqlalchemy == []
