@@ -20,6 +20,7 @@ from contentapi.query.parse import LOCALIZATIONS, QueryParser
 from contentapi.query.qs import parse_query
 from contentapi.rest.body import read_data, read_json_object
 from contentapi.rest.envelope import list_envelope, single_envelope
+from contentapi.rest.parsed_queries import ParsedQueries
 from contentapi.rest.responses import OrjsonResponse
 from contentapi.runtime import Runtime
 from contentapi.schema.model import ContentType
@@ -49,6 +50,8 @@ class Resource:
     def __init__(self, content_type: ContentType) -> None:
         self.content_type = content_type
         self.uid = content_type.uid
+        #: this type's parsed query strings (``rest/parsed_queries.py``)
+        self.parsed = ParsedQueries()
 
     def _action(self, name: str) -> str:
         return f"{self.uid}.{name}"
@@ -57,7 +60,26 @@ class Resource:
         return runtime.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
 
     def _entry_query(self, runtime: Runtime, request: Request, actor: Actor) -> ReadQuery:
-        return self._parser(runtime, actor).entry_query(self.content_type, query_params(request))
+        return self.parsed.get(
+            self.uid,
+            "entry",
+            request.scope.get("query_string", b""),
+            actor,
+            lambda: self._parser(runtime, actor).entry_query(
+                self.content_type, query_params(request)
+            ),
+        )
+
+    def _list_query(self, runtime: Runtime, request: Request, actor: Actor) -> ReadQuery:
+        return self.parsed.get(
+            self.uid,
+            "list",
+            request.scope.get("query_string", b""),
+            actor,
+            lambda: self._parser(runtime, actor).read_query(
+                self.content_type, query_params(request)
+            ),
+        )
 
     def _single(self, runtime: Runtime, entry: dict[str, Any]) -> OrjsonResponse:
         return OrjsonResponse(single_envelope(runtime.serializer.entry(self.content_type, entry)))
@@ -71,7 +93,7 @@ class Resource:
             data = await read_data(request)
             return self._single(runtime, await runtime.entries.create(self.uid, data, query))
         actor = await require(request, self._action("find"))
-        query = self._parser(runtime, actor).read_query(self.content_type, query_params(request))
+        query = self._list_query(runtime, request, actor)
         page = await runtime.entries.find_many(self.uid, query)
         data = runtime.serializer.entries(self.content_type, page.entries)
         return OrjsonResponse(list_envelope(data, query.pagination, page.total))
