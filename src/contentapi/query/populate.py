@@ -11,11 +11,24 @@ Results are attached to the entry dicts in place, keyed by attribute name.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import date, datetime, time
 from typing import Any
 
-from sqlalchemy import ARRAY, ColumnElement, FromClause, Select, and_, any_, bindparam, func, select
+from sqlalchemy import (
+    ARRAY,
+    ColumnElement,
+    FromClause,
+    Select,
+    and_,
+    any_,
+    bindparam,
+    case,
+    func,
+    null,
+    select,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.db.driver import KeptStatements
@@ -35,6 +48,7 @@ from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import (
     ComponentAttribute,
     ContentType,
+    DynamicZoneAttribute,
     MediaAttribute,
     Model,
     RelationAttribute,
@@ -77,6 +91,34 @@ def select_columns(model: Model, fields: Sequence[str] | None) -> list[tuple[str
         _COLUMNS.clear()
     _COLUMNS[key] = (model, pairs)
     return pairs
+
+
+#: attribute type → how its value is read back from ``to_jsonb`` (others are as JSON has them)
+_FROM_JSON: dict[str, Callable[[Any], Any]] = {
+    "float": float,
+    "decimal": float,
+    "date": date.fromisoformat,
+    "time": time.fromisoformat,
+    "datetime": datetime.fromisoformat,
+    "timestamp": datetime.fromisoformat,
+}
+
+
+def _json_converters(model: Model) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
+    return tuple(
+        (attribute.column, _FROM_JSON[attribute.type])
+        for attribute in model.scalars()
+        if attribute.type in _FROM_JSON
+    )
+
+
+def _zone_choices(nodes: dict[str, ComponentPopulate | DynamicZonePopulate]) -> Any:
+    """What the dynamic-zone nodes restrict (``on``), as part of a statement's key."""
+    return tuple(
+        (name, None if node.on is None else tuple(sorted(node.on)))
+        for name, node in nodes.items()
+        if isinstance(node, DynamicZonePopulate)
+    )
 
 
 def _to_entry(row: Any, columns: Sequence[tuple[str, str]]) -> Entry:
@@ -125,6 +167,8 @@ class Populator:
         self.default_locale = default_locale
         #: runs the statements kept in ``_statements`` (through asyncpg where it can)
         self.kept = kept
+        #: component uid → its columns read back from ``to_jsonb`` (``_from_json``)
+        self._converters: dict[str, tuple[tuple[str, Callable[[Any], Any]], ...]] = {}
         #: built relation statements, oldest dropped first past ``_STATEMENTS``
         self._statements: dict[Any, Any] = {}
 
@@ -384,24 +428,39 @@ class Populator:
         ids: list[int],
         publication_state: str,
     ) -> None:
-        join_key = ("components", model.uid, tuple(nodes))
-        joined = self._statements.get(join_key)
-        if joined is None:  # built once per model and fields; the ids are bound
-            join = self.tables.component_joins[model.uid]
-            joined = self._keep(
-                join_key,
-                select(join.c.entity_id, join.c.field, join.c.component_type, join.c.component_id)
-                .where(self._among(join.c.entity_id), self._one_of(join.c.field, list(nodes)))
-                .order_by(join.c.order, join.c.id),
-            )
+        rows: dict[tuple[str, str | None, int], Any] = {}  # (uid, batch, id) → row mapping
+        rank: dict[tuple[str, str | None, int], int] = {}
+        together = self._components_together(model, nodes)
         # (entity id, field, component uid, component id), in the entries' order
-        links = [
-            (int(entity_id), field, uid, int(component_id))
-            for entity_id, field, uid, component_id in await self.kept.rows(
-                conn, joined, {"ids": ids}
-            )
-            if self._wanted(nodes[field], uid) and uid in self.registry.components
-        ]
+        links: list[tuple[int, str, str, int]] = []
+        if together is not None:  # PostgreSQL, nothing filtered or sorted: one statement
+            for entity_id, field, uid, component_id, values in await self.kept.rows(
+                conn, together, {"ids": ids}
+            ):
+                if self._wanted(nodes[field], uid) and uid in self.registry.components:
+                    links.append((int(entity_id), field, uid, int(component_id)))
+                    if values is not None:
+                        rows[(uid, None, int(component_id))] = self._from_json(uid, values)
+        else:
+            join_key = ("components", model.uid, tuple(nodes))
+            joined = self._statements.get(join_key)
+            if joined is None:  # built once per model and fields; the ids are bound
+                join = self.tables.component_joins[model.uid]
+                joined = self._keep(
+                    join_key,
+                    select(
+                        join.c.entity_id, join.c.field, join.c.component_type, join.c.component_id
+                    )
+                    .where(self._among(join.c.entity_id), self._one_of(join.c.field, list(nodes)))
+                    .order_by(join.c.order, join.c.id),
+                )
+            links = [
+                (int(entity_id), field, uid, int(component_id))
+                for entity_id, field, uid, component_id in await self.kept.rows(
+                    conn, joined, {"ids": ids}
+                )
+                if self._wanted(nodes[field], uid) and uid in self.registry.components
+            ]
         specs: dict[tuple[str, str], ComponentPopulate] = {}  # (field, component uid) → spec
         for _, field, uid, _ in links:
             if (field, uid) not in specs:
@@ -412,9 +471,8 @@ class Populator:
         # One statement per component type, and one more per field that filters or sorts it.
         batches: dict[tuple[str, str | None], set[int]] = defaultdict(set)
         for _, field, uid, component_id in links:
-            batches[(uid, self._own_batch(specs, field, uid))].add(component_id)
-        rows: dict[tuple[str, str | None, int], Any] = {}  # (uid, batch, id) → row mapping
-        rank: dict[tuple[str, str | None, int], int] = {}
+            if together is None:
+                batches[(uid, self._own_batch(specs, field, uid))].add(component_id)
         for (uid, own), component_ids in batches.items():
             component = self.registry.components[uid]
             table = self.tables.entity(uid)
@@ -470,6 +528,63 @@ class Populator:
                 items = placed.get((int(entry["id"]), name), [])
                 single = isinstance(attribute, ComponentAttribute) and not attribute.repeatable
                 entry[name] = (items[0] if items else None) if single else items
+
+    def _components_together(
+        self, model: Model, nodes: dict[str, ComponentPopulate | DynamicZonePopulate]
+    ) -> Any:
+        """On PostgreSQL, when no populated component field filters or sorts its rows: one
+        statement for the whole level — the join rows in their order, each with its
+        component's row as ``to_jsonb`` (a ``CASE`` over the outer-joined component tables
+        the fields may hold). ``populate=*`` on a book with a component, a repeatable one
+        and a two-type dynamic zone: one statement instead of five. ``None`` otherwise."""
+        if self.compiler.dialect != "postgresql":
+            return None
+        for node in nodes.values():
+            specs = [node] if isinstance(node, ComponentPopulate) else (node.on or {}).values()
+            if any(spec.filters is not None or spec.sort for spec in specs):
+                return None
+        key = ("components together", model.uid, tuple(nodes), _zone_choices(nodes))
+        found = self._statements.get(key)
+        if found is not None:
+            return found
+        types: set[str] = set()
+        for name, node in nodes.items():
+            attribute = model.attributes[name]
+            if isinstance(attribute, ComponentAttribute):
+                types.add(attribute.component)
+            elif isinstance(attribute, DynamicZoneAttribute):
+                types.update(uid for uid in attribute.components if self._wanted(node, uid))
+        join = self.tables.component_joins[model.uid]
+        source: Any = join
+        cases = []
+        for uid in sorted(uid for uid in types if uid in self.registry.components):
+            table = self.tables.entity(uid)
+            source = source.outerjoin(
+                table, and_(join.c.component_type == uid, table.c.id == join.c.component_id)
+            )
+            cases.append((join.c.component_type == uid, func.to_jsonb(table.table_valued())))
+        values = case(*cases, else_=None) if cases else null()
+        statement = (
+            select(join.c.entity_id, join.c.field, join.c.component_type, join.c.component_id)
+            .add_columns(values)
+            .select_from(source)
+            .where(self._among(join.c.entity_id), self._one_of(join.c.field, list(nodes)))
+            .order_by(join.c.order, join.c.id)
+        )
+        return self._keep(key, statement)
+
+    def _from_json(self, uid: str, values: dict[str, Any]) -> dict[str, Any]:
+        """A component row read as ``to_jsonb``: the values of the columns whose JSON form is
+        not their Python one turned back (dates and times from ISO text; floats and decimals,
+        which PostgreSQL writes as exact decimals, possibly as integers, to ``float``)."""
+        converters = self._converters.get(uid)
+        if converters is None:
+            converters = self._converters[uid] = _json_converters(self.registry.components[uid])
+        for column, convert in converters:
+            value = values.get(column)
+            if value is not None:
+                values[column] = convert(value)
+        return values
 
     @staticmethod
     def _own_batch(

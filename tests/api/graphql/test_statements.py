@@ -38,14 +38,15 @@ async def _statements(app, statements, size: int) -> tuple[list[str], dict]:
     return content, body
 
 
-async def test_nested_list_statements_do_not_grow_with_rows(app, statements):
+async def test_nested_list_statements_do_not_grow_with_rows(app, statements, backend):
     await _seed(app, 100)
     small, _ = await _statements(app, statements, 5)
     large, body = await _statements(app, statements, 100)
     assert len(small) == len(large)
-    # page + count + author + categories + related + component join + seo
-    # + one per dynamic-zone component type (quote, rich-text) + the quote's author
-    assert len(large) == 10, large
+    # page + count + author + categories + related + the components level + the quote's author
+    # (the components level: one statement on PostgreSQL; the join rows, then seo, quote and
+    # rich-text on SQLite)
+    assert len(large) == (7 if backend == "postgres" else 10), large
     articles = body["data"]["articles"]["data"]
     assert len(articles) == 100
     assert articles[99]["attributes"]["blocks"][0]["author"]["data"]["attributes"]["name"] == "A"
