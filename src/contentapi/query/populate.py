@@ -19,15 +19,21 @@ from typing import Any
 from sqlalchemy import (
     ARRAY,
     ColumnElement,
+    Date,
+    DateTime,
     FromClause,
+    Numeric,
     Select,
+    Time,
     and_,
     any_,
     bindparam,
     case,
     func,
+    literal_column,
     null,
     select,
+    union_all,
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -112,6 +118,58 @@ def _json_converters(model: Model) -> tuple[tuple[str, Callable[[Any], Any]], ..
     )
 
 
+#: kept for a level whose relations cannot be read together (``_relations_together``)
+_APART = object()
+
+
+@dataclass(frozen=True, slots=True)
+class _RelationParts:
+    source: Any
+    conditions: list[Any]
+    order: list[Any]
+    parent: Any
+    columns: list[tuple[str, str]]
+    target: ContentType
+    target_table: Any
+    to_many: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Member:
+    """One relation of ``_RelationsTogether``: where its rows go and how they are read."""
+
+    name: str
+    target: ContentType
+    to_many: bool
+    columns: tuple[tuple[str, str], ...]
+    readers: tuple[tuple[str, Callable[[Any], Any]], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _RelationsTogether:
+    statement: Any
+    members: tuple[_Member, ...]
+
+
+def _json_readers(
+    table: Any, columns: Sequence[tuple[str, str]]
+) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
+    """How each selected column's value is read back from JSON, by its SQL type (the JSON
+    form of the others is their Python one)."""
+    readers = []
+    for column, _ in columns:
+        kind = table.c[column].type
+        if isinstance(kind, DateTime):
+            readers.append((column, datetime.fromisoformat))
+        elif isinstance(kind, Date):
+            readers.append((column, date.fromisoformat))
+        elif isinstance(kind, Time):
+            readers.append((column, time.fromisoformat))
+        elif isinstance(kind, Numeric):  # floats and decimals
+            readers.append((column, float))
+    return tuple(readers)
+
+
 def _zone_choices(nodes: dict[str, ComponentPopulate | DynamicZonePopulate]) -> Any:
     """What the dynamic-zone nodes restrict (``on``), as part of a statement's key."""
     return tuple(
@@ -188,9 +246,16 @@ class Populator:
                 entry.setdefault(name, None)
         media: dict[str, MediaPopulate] = {}
         components: dict[str, ComponentPopulate | DynamicZonePopulate] = {}
+        relations = {n: node for n, node in populate.items() if isinstance(node, RelationPopulate)}
+        together = self._relations_together(model, relations, publication_state)
+        if together is not None:
+            await self._relations_at_once(
+                conn, together, relations, entries, ids, publication_state
+            )
         for name, node in populate.items():
             if isinstance(node, RelationPopulate):
-                await self._relation(conn, model, name, node, entries, ids, publication_state)
+                if together is None:
+                    await self._relation(conn, model, name, node, entries, ids, publication_state)
             elif isinstance(node, MorphPopulate):
                 await self._morph(conn, name, node, entries, ids, publication_state)
             elif isinstance(node, MediaPopulate):
@@ -204,13 +269,11 @@ class Populator:
 
     # ------------------------------------------------------------ relations
 
-    def _relation_statement(
+    def _relation_parts(
         self, model: Model, name: str, node: RelationPopulate, publication_state: str
-    ) -> Any:
-        """The statement reading a populated relation for the parent ids bound as ``ids``
-        (built once per relation, node and publication state: ``_relation`` caches it, so a
-        repeated request skips building it and SQLAlchemy's cache-key walk). For a count
-        node: ``(statement, parent column)``; else ``(statement, columns, target, to_many)``."""
+    ) -> _RelationParts:
+        """What reading a populated relation joins, keeps and orders by (for the parent ids
+        bound as ``ids``); ``_relation_statement`` and ``_relations_together`` build on it."""
         if name == LOCALIZATIONS:
             assert isinstance(model, ContentType)
             link = localizations_link(self.tables, model)
@@ -242,6 +305,26 @@ class Populator:
         source = link_table.join(
             target_table, target_table.c.id == link_table.c[link.target_column]
         )
+        return _RelationParts(
+            source, conditions, order, parent, columns, target, target_table, to_many
+        )
+
+    def _relation_statement(
+        self, model: Model, name: str, node: RelationPopulate, publication_state: str
+    ) -> Any:
+        """The statement reading a populated relation for the parent ids bound as ``ids``
+        (built once per relation, node and publication state: ``_relation`` caches it, so a
+        repeated request skips building it and SQLAlchemy's cache-key walk). For a count
+        node: ``(statement, parent column)``; else ``(statement, columns, target, to_many)``."""
+        parts = self._relation_parts(model, name, node, publication_state)
+        source, conditions, order, parent = (
+            parts.source,
+            parts.conditions,
+            parts.order,
+            parts.parent,
+        )
+        columns, target, target_table = parts.columns, parts.target, parts.target_table
+        to_many = parts.to_many
         if node.count:
             counted = select(parent, func.count()).select_from(source).where(*conditions)
             return counted.group_by(parent), parent
@@ -272,6 +355,132 @@ class Populator:
         while len(self._statements) > _STATEMENTS:
             self._statements.pop(next(iter(self._statements)))
         return statement
+
+    def _relations_together(
+        self, model: Model, nodes: dict[str, RelationPopulate], publication_state: str
+    ) -> _RelationsTogether | None:
+        """On PostgreSQL, two or more populated relations of a level in one statement: each
+        relation's own join, conditions and order (``_relation_parts``) as one arm of a
+        ``UNION ALL`` that selects the relation's number, the parent id, the row's rank
+        among its parent's (a per-parent limit keeps the ranks it asks for, as GraphQL's
+        relation pagination does) and the related row as ``jsonb_build_object``. Not for
+        counts, localizations or a target of more than 45 columns (a function takes at most
+        100 arguments). ``None``: one statement per relation."""
+        if self.compiler.dialect != "postgresql" or len(nodes) < 2:
+            return None
+        for name, node in nodes.items():
+            if node.count or name == LOCALIZATIONS:
+                return None
+        key = (
+            "relations together",
+            model.uid,
+            tuple(
+                (
+                    name,
+                    node.fields,
+                    node.filters,
+                    node.sort,
+                    node.limit,
+                    node.offset,
+                    node.publication_state,
+                )
+                for name, node in nodes.items()
+            ),
+            publication_state,
+        )
+        try:
+            found = self._statements.get(key)
+        except TypeError:  # a filter value that cannot be hashed (a list): one by one
+            return None
+        if found is not None:
+            return None if found is _APART else found
+        arms = []
+        members: list[_Member] = []
+        for index, (name, node) in enumerate(nodes.items()):
+            parts = self._relation_parts(
+                model, name, node, node.publication_state or publication_state
+            )
+            if len(parts.columns) > 45:
+                self._keep(key, _APART)
+                return None
+            pairs: list[Any] = []
+            for column, _ in parts.columns:
+                pairs += [literal_column(f"'{column}'"), parts.target_table.c[column]]
+            # ``order`` starts with the parent: the rank within each parent is the same order
+            numbered = (
+                select(
+                    parts.parent.label(_PARENT),
+                    func.row_number()
+                    .over(partition_by=parts.parent, order_by=parts.order[1:])
+                    .label(_ROW),
+                    func.jsonb_build_object(*pairs).label("row"),
+                )
+                .select_from(parts.source)
+                .where(*parts.conditions)
+                .subquery()
+            )
+            arm = select(
+                literal_column(str(index)).label("relation"),
+                numbered.c[_PARENT],
+                numbered.c[_ROW],
+                numbered.c.row,
+            )
+            if node.limit is not None and parts.to_many:
+                arm = arm.where(
+                    numbered.c[_ROW] > node.offset, numbered.c[_ROW] <= node.offset + node.limit
+                )
+            arms.append(arm)
+            members.append(
+                _Member(
+                    name,
+                    parts.target,
+                    parts.to_many,
+                    tuple(parts.columns),
+                    _json_readers(parts.target_table, parts.columns),
+                )
+            )
+        union = union_all(*arms).subquery()
+        statement = select(union.c.relation, union.c[_PARENT], union.c.row).order_by(
+            union.c.relation, union.c[_PARENT], union.c[_ROW]
+        )
+        return self._keep(key, _RelationsTogether(statement, tuple(members)))
+
+    async def _relations_at_once(
+        self,
+        conn: AsyncConnection,
+        together: _RelationsTogether,
+        nodes: dict[str, RelationPopulate],
+        entries: Sequence[Entry],
+        ids: list[int],
+        publication_state: str,
+    ) -> None:
+        """Run ``_relations_together``'s statement and attach each relation as ``_relation``
+        does, then populate inside each (in the order asked) as this request's ``nodes`` say
+        (the kept statement's key leaves nested populates out)."""
+        by_parent: list[dict[int, list[Entry]]] = [defaultdict(list) for _ in together.members]
+        related: list[list[Entry]] = [[] for _ in together.members]
+        for index, parent, values in await self.kept.rows(conn, together.statement, {"ids": ids}):
+            member = together.members[index]
+            for column, read in member.readers:
+                value = values[column]
+                if value is not None:
+                    values[column] = read(value)
+            entry = {name: values[column] for column, name in member.columns}
+            by_parent[index][int(parent)].append(entry)
+            related[index].append(entry)
+        for index, member in enumerate(together.members):
+            for entry in entries:
+                found = by_parent[index].get(int(entry["id"]), [])
+                entry[member.name] = found if member.to_many else (found[0] if found else None)
+        for index, member in enumerate(together.members):
+            node = nodes[member.name]
+            await self.run(
+                conn,
+                member.target,
+                related[index],
+                node.populate,
+                node.publication_state or publication_state,
+            )
 
     async def _relation(
         self,
