@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Table, and_, func, select
+from sqlalchemy import Select, Table, and_, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.schema.model import RelationLink
 
-__all__ = ["LinkRows", "read_link_rows", "store_relation"]
+__all__ = ["LinkRows", "link_rows_statement", "read_link_rows", "store_relation"]
 
 #: an entry's link rows through one side, in its order: (target id, inverse order or None)
 LinkRows = list[tuple[int, Any]]
@@ -29,19 +29,27 @@ def _ordered(link: RelationLink, table: Table) -> list[Any]:
     return [*order, table.c.id]
 
 
+def link_rows_statement(table: Table, link: RelationLink) -> Select[Any]:
+    """The link rows of the entry bound as ``source_id`` through this side, in this side's
+    order: ``(target id, inverse order)``, or the target id alone when the other side keeps
+    no order."""
+    target = table.c[link.target_column]
+    inverse_order = table.c[link.inverse_order_column] if link.inverse_order_column else None
+    return (
+        select(target, *([inverse_order] if inverse_order is not None else []))
+        .where(table.c[link.source_column] == bindparam("source_id"))
+        .order_by(*_ordered(link, table))
+    )
+
+
 async def read_link_rows(
     conn: AsyncConnection, table: Table, link: RelationLink, source_id: int
 ) -> LinkRows:
     """The link rows of ``source_id`` through this side, in this side's order: what
     ``store_relation`` starts from (the ids alone are ``[row[0] for row in rows]``)."""
-    target = table.c[link.target_column]
-    inverse_order = table.c[link.inverse_order_column] if link.inverse_order_column else None
-    rows = await conn.execute(
-        select(target, *([inverse_order] if inverse_order is not None else []))
-        .where(table.c[link.source_column] == source_id)
-        .order_by(*_ordered(link, table))
-    )
-    return [(int(row[0]), row[1] if inverse_order is not None else None) for row in rows]
+    rows = await conn.execute(link_rows_statement(table, link), {"source_id": source_id})
+    inverse = link.inverse_order_column is not None
+    return [(int(row[0]), row[1] if inverse else None) for row in rows]
 
 
 async def store_relation(

@@ -16,14 +16,15 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from sqlalchemy import JSON, Table, and_, null, select, text
+from sqlalchemy import ARRAY, JSON, Integer, Table, and_, any_, bindparam, null, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.driver import KeptStatements
 from contentapi.db.tables import ContentTables
 from contentapi.entries.input import ComponentFieldWrite, ModelWrite, label
 from contentapi.entries.media_store import delete_media_of, store_media
 from contentapi.entries.messages import MESSAGES
-from contentapi.entries.relation_store import LinkRows, read_link_rows, store_relation
+from contentapi.entries.relation_store import LinkRows, link_rows_statement, store_relation
 from contentapi.entries.relations import PositionError, RelationWrite, apply_relation_write
 from contentapi.errors import FieldError, ValidationError
 from contentapi.schema.model import (
@@ -61,10 +62,22 @@ def _fail(path: tuple[str | int, ...], message: str) -> ValidationError:
 class Writer:
     """Stores write plans and deletes rows, for every model of the registry."""
 
-    def __init__(self, registry: Registry, tables: ContentTables, *, is_sqlite: bool) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        tables: ContentTables,
+        *,
+        is_sqlite: bool,
+        kept: KeptStatements,
+    ) -> None:
         self.registry = registry
         self.tables = tables
         self.is_sqlite = is_sqlite
+        #: the reads a relation write makes (targets that exist, the entry's link rows),
+        #: built once per target and link and run through ``kept`` — on PostgreSQL straight on
+        #: the driver, inside the transaction that holds the entry's row lock
+        self.kept = kept
+        self._reads: dict[Any, Any] = {}
 
     async def lock(self, conn: AsyncConnection, name: str) -> None:
         """Serialise writers of ``name`` until the transaction ends (SQLite writes already are)."""
@@ -145,8 +158,7 @@ class Writer:
         referenced = write.referenced_ids()
         if referenced:
             target = self.tables.entity(attribute.target)
-            found = await conn.execute(select(target.c.id).where(target.c.id.in_(referenced)))
-            existing = {int(value) for value in found.scalars()}
+            existing = {int(row[0]) for row in await self._existing(conn, target, referenced)}
             missing = [entry_id for entry_id in referenced if entry_id not in existing]
             if missing:
                 raise _fail(
@@ -154,12 +166,38 @@ class Writer:
                     f"{len(missing)} relation(s) of type {attribute.target} associated with this "
                     f"entity do not exist: {', '.join(map(str, missing))}",
                 )
-        rows: LinkRows = [] if creating else await read_link_rows(conn, table, link, row_id)
+        rows: LinkRows = [] if creating else await self._link_rows(conn, table, link, row_id)
         try:
             final = apply_relation_write([row[0] for row in rows], write, to_one=link.source_to_one)
         except PositionError as problem:
             raise _fail(problem.item.path, str(problem)) from problem
         await store_relation(conn, table, link, row_id, final, rows)
+
+    async def _existing(
+        self, conn: AsyncConnection, target: Table, ids: Sequence[int]
+    ) -> Sequence[Sequence[Any]]:
+        """The rows of ``ids`` that exist in ``target`` (their ids)."""
+        statement = self._reads.get(("exists", target.name))
+        if statement is None:
+            among = (
+                target.c.id.in_(bindparam("ids", expanding=True))
+                if self.is_sqlite
+                else target.c.id == any_(bindparam("ids", type_=ARRAY(Integer)))
+            )
+            statement = self._reads[("exists", target.name)] = select(target.c.id).where(among)
+        return await self.kept.rows(conn, statement, {"ids": list(ids)})
+
+    async def _link_rows(
+        self, conn: AsyncConnection, table: Table, link: Any, source_id: int
+    ) -> LinkRows:
+        """``relation_store.read_link_rows``, its statement kept."""
+        key = ("links", table.name, link.source_column)
+        statement = self._reads.get(key)
+        if statement is None:
+            statement = self._reads[key] = link_rows_statement(table, link)
+        rows = await self.kept.rows(conn, statement, {"source_id": source_id})
+        inverse = link.inverse_order_column is not None
+        return [(int(row[0]), row[1] if inverse else None) for row in rows]
 
     async def _store_components(
         self,
