@@ -1,7 +1,8 @@
 """User JWTs: HS256 only, expiry required, verified against the server's secret.
 
 ``algorithms=["HS256"]`` is pinned, so ``alg: none`` and RS/HS key confusion are rejected;
-a token without ``exp`` or ``id`` is rejected too. The payload is Strapi's (``{id, iat, exp}``).
+a token without ``exp`` or ``id`` is rejected too. The payload is Strapi's (``{id, iat, exp}``);
+its ``id`` must fit the id columns (a signed ``2**31`` answered 500 on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import jwt
+
+from contentapi.values import MAX_ENTRY_ID
 
 __all__ = ["issue_jwt", "verify_jwt"]
 
@@ -30,6 +33,8 @@ def verify_jwt(token: str, secret: str) -> int | None:
     except jwt.PyJWTError:
         return None
     user_id = payload.get("id")
-    if isinstance(user_id, bool) or not isinstance(user_id, int) or user_id < 1:
+    if isinstance(user_id, bool) or not isinstance(user_id, int):
+        return None
+    if not 0 < user_id <= MAX_ENTRY_ID:
         return None
     return user_id

@@ -6,19 +6,32 @@ order column; an added row goes to the end of each target's own list (its invers
 kept row keeps its inverse order. A target that may belong to only one entry of this side is
 first taken away from its previous owner. Callers hold a lock on the entry (see
 ``EntryService``), so concurrent writes to the same entry serialise and lose nothing.
+
+Writes to *different* entries may append to one target's list at once (twenty articles setting
+one author): on PostgreSQL each read the same highest inverse order — neither sees the other's
+uncommitted row — and all took place 1. A transaction-scoped advisory lock per (link table,
+target), taken in id order before that read, makes them take turns; SQLite's writers already
+run one at a time (``BEGIN IMMEDIATE``).
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, Table, and_, bindparam, func, select
+from sqlalchemy import Select, Table, and_, bindparam, func, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.schema.model import RelationLink
 
 __all__ = ["LinkRows", "link_rows_statement", "read_link_rows", "store_relation"]
+
+#: One lock per (link table, target): the two-key form, apart from the one-key start-up lock.
+_LOCK_TARGETS = text(
+    "SELECT pg_advisory_xact_lock(:table_key, target) "
+    "FROM unnest(CAST(:targets AS integer[])) AS target"
+)
 
 #: an entry's link rows through one side, in its order: (target id, inverse order or None)
 LinkRows = list[tuple[int, Any]]
@@ -80,6 +93,8 @@ async def store_relation(
         return
     next_inverse_order: dict[int, float] = {}
     if inverse_order is not None and added:
+        if conn.dialect.name == "postgresql":
+            await _take_turns(conn, table, added)
         found = await conn.execute(
             select(target, func.max(inverse_order)).where(target.in_(added)).group_by(target)
         )
@@ -95,3 +110,10 @@ async def store_relation(
             )
         values.append(row)
     await conn.execute(table.insert(), values)
+
+
+async def _take_turns(conn: AsyncConnection, table: Table, targets: Sequence[int]) -> None:
+    """PostgreSQL: wait for any other transaction appending to these targets' lists (module
+    doc); ids in ascending order, so two writers never wait for each other in a circle."""
+    table_key = zlib.crc32(table.name.encode()) - 2**31
+    await conn.execute(_LOCK_TARGETS, {"table_key": table_key, "targets": sorted(set(targets))})

@@ -5,6 +5,10 @@
   same WHERE is exact.
 - A sort through a relation or component compiles to a correlated ``MIN`` (ascending) or
   ``MAX`` (descending) sub-query, so each parent appears once even through a to-many relation.
+- Long ``$or``/``$and`` lists (an array of up to 1,000 values given to a non-array operator, or
+  as many ``$or`` branches) compile to a balanced tree of parenthesised halves: SQLite parses
+  ``a OR b OR …`` into a tree as deep as the list is long and refuses a statement deeper than
+  1,000 ("Expression tree is too large"), which answered 500.
 - Every ORDER BY ends with the primary key; ``NULLS LAST`` ascending and ``NULLS FIRST``
   descending (PostgreSQL's defaults) and byte-wise string order (``COLLATE "C"`` on PostgreSQL,
   SQLite's ``BINARY``) make SQLite and PostgreSQL return the same order for the same data.
@@ -12,10 +16,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import (
+    Boolean,
     ColumnElement,
     FromClause,
     String,
@@ -28,7 +33,9 @@ from sqlalchemy import (
     select,
     true,
 )
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.elements import UnaryExpression
+from sqlalchemy.sql.visitors import InternalTraversal
 
 from contentapi.db.tables import ContentTables
 from contentapi.query.ast import And, Comparison, Filter, Not, Or, SortKey, Through
@@ -101,9 +108,9 @@ class Compiler:
                 column = cast(column, String)
             return operator.build(column, node.value, self.dialect)
         if isinstance(node, And):
-            return and_(*(self.where(model, table, item) for item in node.items))
+            return _balanced(and_, [self.where(model, table, item) for item in node.items])
         if isinstance(node, Or):
-            return or_(*(self.where(model, table, item) for item in node.items))
+            return _balanced(or_, [self.where(model, table, item) for item in node.items])
         if isinstance(node, Not):
             return not_(self.where(model, table, node.item))
         return self._exists(model, table, node)
@@ -222,3 +229,37 @@ class Compiler:
         if kind in STRING_KINDS and self.dialect == "postgresql":
             return column.collate("C")
         return column
+
+
+#: Up to this many operands are joined flat; longer lists are split in halves.
+_FLAT_OPERANDS = 32
+
+
+def _balanced(
+    combine: Callable[..., ColumnElement[bool]], parts: Sequence[ColumnElement[bool]]
+) -> ColumnElement[bool]:
+    """``combine(*parts)`` as a tree of parenthesised halves, ``log2(n)`` deep (module doc)."""
+    if len(parts) <= _FLAT_OPERANDS:
+        return combine(*parts)
+    middle = len(parts) // 2
+    return combine(
+        _Parenthesised(_balanced(combine, parts[:middle])),
+        _Parenthesised(_balanced(combine, parts[middle:])),
+    )
+
+
+class _Parenthesised(ColumnElement[bool]):
+    """A condition rendered in parentheses that ``and_``/``or_`` keep (they flatten a
+    ``Grouping`` of their own operator back into the list)."""
+
+    inherit_cache = True
+    _traverse_internals = [("clause", InternalTraversal.dp_clauseelement)]
+    type = Boolean()
+
+    def __init__(self, clause: ColumnElement[bool]) -> None:
+        self.clause = clause
+
+
+@compiles(_Parenthesised)
+def _render_parenthesised(element: _Parenthesised, compiler: Any, **kw: Any) -> str:
+    return f"({compiler.process(element.clause, **kw)})"

@@ -91,18 +91,23 @@ class UsersService:
         email = values["email"].lower()
         if await self._taken(email, values["username"], None):
             raise ValidationError("Email or Username are already taken")
-        created = await self.entries.create(
-            USER_UID,
-            {
-                "username": values["username"],
-                "email": email,
-                "password": values["password"],
-                "provider": "local",
-                "confirmed": True,
-                "blocked": False,
-                "role": await self.default_role(),
-            },
-        )
+        data = {
+            "username": values["username"],
+            "email": email,
+            "password": values["password"],
+            "provider": "local",
+            "confirmed": True,
+            "blocked": False,
+            "role": await self.default_role(),
+        }
+        try:
+            created = await self.entries.create(USER_UID, data)
+        except ValidationError:
+            # A concurrent sign-up took the address or name after the check above: the
+            # columns' unique constraint refused this one; answer as the check would have.
+            if await self._taken(email, values["username"], None):
+                raise ValidationError("Email or Username are already taken") from None
+            raise
         return self.issue(int(created["id"])), created
 
     async def login(self, body: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -170,7 +175,15 @@ class UsersService:
         data.setdefault("confirmed", False)
         if data.get("role") is None:
             data["role"] = await self.default_role()
-        return await self.entries.create(USER_UID, data, query)
+        try:
+            return await self.entries.create(USER_UID, data, query)
+        except ValidationError:
+            # Taken concurrently, after the checks above: answer as they would have.
+            if await self._taken(email, None, None):
+                raise RequestError("Email already taken") from None
+            if await self._taken(None, values["username"], None):
+                raise RequestError("Username already taken") from None
+            raise
 
     async def update(
         self, user_id: int, body: Mapping[str, Any], query: ReadQuery

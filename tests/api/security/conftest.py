@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from tests.api.graphql.conftest import seed_blog
+from tests.api.security.fuzz import STATS
 from tests.conftest import AppHandle
 
 
@@ -42,3 +44,29 @@ def unchanged() -> Unchanged:
         assert await snapshot(handle) == before, "a refused request changed stored data"
 
     return check
+
+
+@pytest.fixture
+async def blog(app: AppHandle) -> AppHandle:
+    """The example-models app holding the GraphQL suite's small blog (drafts, relations,
+    components, a dynamic zone)."""
+    await seed_blog(app)
+    return app
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The fuzz suites' figures: requests sent and 5xx answers seen, per backend."""
+    if STATS:
+        figures = ", ".join(f"{key}: {value}" for key, value in sorted(STATS.items()))
+        terminalreporter.write_line(f"fuzz: {figures}")
+
+
+@pytest.fixture
+async def alice(app: AppHandle) -> dict[str, str]:
+    """Headers of a registered user (``alice``, role ``authenticated``)."""
+    response = await app.client.post(
+        "/api/auth/local/register",
+        json={"username": "alice", "email": "alice@example.com", "password": "Secret123"},
+    )
+    assert response.status_code == 200, response.text
+    return {"Authorization": f"Bearer {response.json()['jwt']}"}
