@@ -743,9 +743,10 @@ class Populator:
     ) -> Any:
         """On PostgreSQL, when no populated component field filters or sorts its rows: one
         statement for the whole level — the join rows in their order, each with its
-        component's row as ``to_jsonb`` (a ``CASE`` over the outer-joined component tables
-        the fields may hold). ``populate=*`` on a book with a component, a repeatable one
-        and a two-type dynamic zone: one statement instead of five. ``None`` otherwise."""
+        component's row as ``to_jsonb`` (a ``CASE`` over the component tables the fields may
+        hold, each a primary-key subquery). ``populate=*`` on a book with a component, a
+        repeatable one and a two-type dynamic zone: one statement instead of five. ``None``
+        otherwise."""
         if self.compiler.dialect != "postgresql":
             return None
         for node in nodes.values():
@@ -764,19 +765,22 @@ class Populator:
             elif isinstance(attribute, DynamicZoneAttribute):
                 types.update(uid for uid in attribute.components if self._wanted(node, uid))
         join = self.tables.component_joins[model.uid]
-        source: Any = join
         cases = []
         for uid in sorted(uid for uid in types if uid in self.registry.components):
+            # A scalar subquery per type inside the CASE: only the matching branch runs, one
+            # primary-key probe per join row. (Outer joins of every component table let the
+            # planner hash whole tables: 5.3 ms instead of 0.3 for 25 books.)
             table = self.tables.entity(uid)
-            source = source.outerjoin(
-                table, and_(join.c.component_type == uid, table.c.id == join.c.component_id)
+            row = (
+                select(func.to_jsonb(table.table_valued()))
+                .where(table.c.id == join.c.component_id)
+                .scalar_subquery()
             )
-            cases.append((join.c.component_type == uid, func.to_jsonb(table.table_valued())))
+            cases.append((join.c.component_type == uid, row))
         values = case(*cases, else_=None) if cases else null()
         statement = (
             select(join.c.entity_id, join.c.field, join.c.component_type, join.c.component_id)
             .add_columns(values)
-            .select_from(source)
             .where(self._among(join.c.entity_id), self._one_of(join.c.field, list(nodes)))
             .order_by(join.c.order, join.c.id)
         )
