@@ -19,7 +19,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 # Hand-run fuzzing: the properties of tests/api/security/test_fuzz_*.py with FUZZ_EXAMPLES times
-# their examples (6: about 14,700 requests per database), on SQLite and PostgreSQL, ~10 min.
+# their examples (6: about 13,800 requests per database), on SQLite and PostgreSQL, ~10 min.
 FUZZ_EXAMPLES ?= 6
 fuzz: $(STAMP)
 	CONTENTAPI_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/api/security -k fuzz -p no:cacheprovider

@@ -86,7 +86,7 @@ BODIES = st.one_of(
 )
 
 
-@fuzz(300)
+@fuzz(200)
 @given(
     method=st.sampled_from(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"]),
     path=st.sampled_from(PATHS),

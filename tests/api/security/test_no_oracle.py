@@ -1,8 +1,9 @@
 """No oracle on hidden data (the class of Strapi's CVE-2023-22894 and CVE-2023-34235): a
 filter, sort, ``fields`` or populate filter on a private attribute or on a user's ``password``,
 ``resetPasswordToken`` or ``confirmationToken`` — directly, through relations (to-one, to-many,
-self, localizations), inside ``$or``/``$and``/``$not``, inside a populate, or through a
-relation whose target the caller may not read — answers exactly the same whether or not the
+self, localizations) and components (a dynamic zone's component relation), inside
+``$or``/``$and``/``$not``, inside a populate, or through a relation whose target the caller
+may not read — answers exactly the same whether or not the
 value matches: 400 ``Invalid parameter <name>`` in REST, a validation error (the field does not
 exist in ``…FiltersInput``) or ``BAD_USER_INPUT`` in GraphQL. ``createdBy``/``updatedBy`` are
 not attributes of the example models (no ``populateCreatorFields``): naming them is the same
@@ -103,6 +104,14 @@ REST_QUERIES = [
     ("/api/articles?populate[author][sort]=email:VALUE", "asc"),
     ("/api/articles?populate[author][fields][0]=email&populate[author][fields][1]=VALUE", "name"),
     ("/api/articles/ARTICLE?populate[author][filters][password][$null]=VALUE", "false"),
+    # through components: a dynamic zone's component relation, populated with filters or sort
+    (
+        "/api/articles?populate[blocks][on][blocks.quote][populate][author][filters][email][$eq]"
+        "=VALUE",
+        EMAIL,
+    ),
+    ("/api/articles?populate[blocks][on][blocks.quote][populate][author][sort]=email:VALUE", "asc"),
+    ("/api/articles?populate[blocks][populate][author][filters][password][$null]=VALUE", "false"),
     # creator fields (not attributes here): the same 400 as any unknown key
     ("/api/articles?filters[createdBy][email][$eq]=VALUE", EMAIL),
     ("/api/articles?filters[updatedBy][password][$null]=VALUE", "false"),
