@@ -132,13 +132,18 @@ class KeptStatements:
         ]
 
     def _ready(self, statement: Executable) -> _Compiled | None:
-        found = self._compiled.get(id(statement), False)
-        if found is False or (found is not None and found.statement is not statement):
-            found = self._compile(statement)
-            if len(self._compiled) >= _CAPACITY:  # callers rebuilt their statements: start over
-                self._compiled.clear()
-            self._compiled[id(statement)] = found
-        return found  # type: ignore[return-value]
+        key = id(statement)
+        if key in self._compiled:
+            found = self._compiled[key]
+            if found is None or found.statement is statement:
+                return found
+        # ``None`` (cannot run on the driver) is kept too; an id reused by another statement
+        # (the first one was dropped) is compiled again
+        compiled = self._compile(statement)
+        if len(self._compiled) >= _CAPACITY:  # callers rebuilt their statements: start over
+            self._compiled.clear()
+        self._compiled[key] = compiled
+        return compiled
 
     def _compile(self, statement: Executable) -> _Compiled | None:
         """The statement's SQL and parameter order, or ``None`` where SQLAlchemy renders
@@ -178,7 +183,7 @@ class KeptStatements:
             records = await prepared.fetch(*arguments)
         results = self._result_processors(compiled, attributes)
         if results is None:
-            return records  # type: ignore[no-any-return]
+            return records
         return [
             tuple(
                 value if process is None else process(value)

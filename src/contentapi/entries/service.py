@@ -137,7 +137,7 @@ class EntryService:
         """The page and count statements of a list query, built once per query shape and
         values (``_pages`` keeps the last 512): a repeated request skips building them and
         SQLAlchemy's cache-key walk."""
-        key = (
+        key: tuple[Any, ...] | None = (
             content_type.uid,
             query.publication_state,
             query.locale,

@@ -69,7 +69,7 @@ def check_switches(switches: ShadowCrud, registry: Registry) -> None:
 
 def _swap_scalars(kind: GraphQLType, ours: Mapping[str, GraphQLNamedType]) -> GraphQLType:
     if isinstance(kind, GraphQLNonNull):
-        return GraphQLNonNull(_swap_scalars(kind.of_type, ours))  # type: ignore[arg-type]
+        return GraphQLNonNull(_swap_scalars(kind.of_type, ours))  # type: ignore[type-var]
     if isinstance(kind, GraphQLList):
         return GraphQLList(_swap_scalars(kind.of_type, ours))
     if isinstance(kind, GraphQLScalarType) and kind.name in ours:
@@ -109,7 +109,7 @@ def strawberry_types(extension: Extension, schema: GraphQLSchema) -> list[GraphQ
             )
         if isinstance(kind, GraphQLObjectType):
             for field in kind.fields.values():
-                field.type = _swap_scalars(field.type, ours)  # type: ignore[assignment]
+                field.type = _swap_scalars(field.type, ours)
         found.append(kind)
     return found
 

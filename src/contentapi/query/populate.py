@@ -156,7 +156,7 @@ def _json_readers(
 ) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
     """How each selected column's value is read back from JSON, by its SQL type (the JSON
     form of the others is their Python one)."""
-    readers = []
+    readers: list[tuple[str, Callable[[Any], Any]]] = []
     for column, _ in columns:
         kind = table.c[column].type
         if isinstance(kind, DateTime):
@@ -501,7 +501,7 @@ class Populator:
                 entry[name] = RelationCount(int(totals.get(int(entry["id"]), 0)))
             return
         key = (model.uid, name, node.fields, node.filters, node.sort, node.limit, node.offset)
-        cache_key = (*key, node.publication_state, publication_state)
+        cache_key: tuple[Any, ...] | None = (*key, node.publication_state, publication_state)
         try:
             cached = self._statements.get(cache_key)
         except TypeError:  # a filter value that cannot be hashed (a list): not cached
@@ -525,8 +525,8 @@ class Populator:
             by_parent[int(row[0])].append(entry)
             related.append(entry)
         for entry in entries:
-            found = by_parent.get(int(entry["id"]), [])
-            entry[name] = found if to_many else (found[0] if found else None)
+            mine = by_parent.get(int(entry["id"]), [])
+            entry[name] = mine if to_many else (mine[0] if mine else None)
         await self.run(conn, target, related, node.populate, publication_state)
 
     # ------------------------------------------------------------ media
