@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.schema.model import RelationLink
 
-__all__ = ["LinkRows", "link_rows_statement", "read_link_rows", "store_relation"]
+__all__ = ["LinkRows", "link_rows_statement", "store_relation"]
 
 #: One lock per (link table, target): the two-key form, apart from the one-key start-up lock.
 _LOCK_TARGETS = text(
@@ -55,30 +55,18 @@ def link_rows_statement(table: Table, link: RelationLink) -> Select[Any]:
     )
 
 
-async def read_link_rows(
-    conn: AsyncConnection, table: Table, link: RelationLink, source_id: int
-) -> LinkRows:
-    """The link rows of ``source_id`` through this side, in this side's order: what
-    ``store_relation`` starts from (the ids alone are ``[row[0] for row in rows]``)."""
-    rows = await conn.execute(link_rows_statement(table, link), {"source_id": source_id})
-    inverse = link.inverse_order_column is not None
-    return [(int(row[0]), row[1] if inverse else None) for row in rows]
-
-
 async def store_relation(
     conn: AsyncConnection,
     table: Table,
     link: RelationLink,
     source_id: int,
     targets: Sequence[int],
-    rows: LinkRows | None = None,
+    rows: LinkRows,
 ) -> None:
     """Make ``targets`` (ordered) the related ids of ``source_id`` through this side.
-    ``rows``: its current link rows when the caller has read them (``read_link_rows``)."""
+    ``rows``: its current link rows (``link_rows_statement``; none for a new entry)."""
     source, target = table.c[link.source_column], table.c[link.target_column]
     inverse_order = table.c[link.inverse_order_column] if link.inverse_order_column else None
-    if rows is None:
-        rows = await read_link_rows(conn, table, link, source_id)
     current = [row[0] for row in rows]
     if current == list(targets):
         return

@@ -190,7 +190,8 @@ class Writer:
     async def _link_rows(
         self, conn: AsyncConnection, table: Table, link: Any, source_id: int
     ) -> LinkRows:
-        """``relation_store.read_link_rows``, its statement kept."""
+        """The entry's link rows through this side, in its order (``store_relation`` starts
+        from them), the statement kept."""
         key = ("links", table.name, link.source_column)
         statement = self._reads.get(key)
         if statement is None:

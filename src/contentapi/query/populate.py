@@ -21,6 +21,7 @@ from sqlalchemy import (
     ColumnElement,
     Date,
     DateTime,
+    Float,
     FromClause,
     Numeric,
     Select,
@@ -99,25 +100,6 @@ def select_columns(model: Model, fields: Sequence[str] | None) -> list[tuple[str
     return pairs
 
 
-#: attribute type → how its value is read back from ``to_jsonb`` (others are as JSON has them)
-_FROM_JSON: dict[str, Callable[[Any], Any]] = {
-    "float": float,
-    "decimal": float,
-    "date": date.fromisoformat,
-    "time": time.fromisoformat,
-    "datetime": datetime.fromisoformat,
-    "timestamp": datetime.fromisoformat,
-}
-
-
-def _json_converters(model: Model) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
-    return tuple(
-        (attribute.column, _FROM_JSON[attribute.type])
-        for attribute in model.scalars()
-        if attribute.type in _FROM_JSON
-    )
-
-
 #: kept for a level whose relations cannot be read together (``_relations_together``)
 _APART = object()
 
@@ -165,7 +147,7 @@ def _json_readers(
             readers.append((column, date.fromisoformat))
         elif isinstance(kind, Time):
             readers.append((column, time.fromisoformat))
-        elif isinstance(kind, Numeric):  # floats and decimals
+        elif isinstance(kind, Numeric | Float):  # decimals; floats (not a Numeric in 2.1)
             readers.append((column, float))
     return tuple(readers)
 
@@ -226,7 +208,7 @@ class Populator:
         #: runs the statements kept in ``_statements`` (through asyncpg where it can)
         self.kept = kept
         #: component uid → its columns read back from ``to_jsonb`` (``_from_json``)
-        self._converters: dict[str, tuple[tuple[str, Callable[[Any], Any]], ...]] = {}
+        self._readers: dict[str, tuple[tuple[str, Callable[[Any], Any]], ...]] = {}
         #: built relation statements, oldest dropped first past ``_STATEMENTS``
         self._statements: dict[Any, Any] = {}
 
@@ -790,10 +772,12 @@ class Populator:
         """A component row read as ``to_jsonb``: the values of the columns whose JSON form is
         not their Python one turned back (dates and times from ISO text; floats and decimals,
         which PostgreSQL writes as exact decimals, possibly as integers, to ``float``)."""
-        converters = self._converters.get(uid)
-        if converters is None:
-            converters = self._converters[uid] = _json_converters(self.registry.components[uid])
-        for column, convert in converters:
+        readers = self._readers.get(uid)
+        if readers is None:
+            table = self.tables.entity(uid)
+            readers = _json_readers(table, [(column.name, column.name) for column in table.c])
+            self._readers[uid] = readers
+        for column, convert in readers:
             value = values.get(column)
             if value is not None:
                 values[column] = convert(value)

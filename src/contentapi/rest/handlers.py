@@ -20,7 +20,7 @@ from contentapi.query.parse import LOCALIZATIONS, QueryParser
 from contentapi.query.qs import parse_query
 from contentapi.rest.body import read_data, read_json_object
 from contentapi.rest.envelope import list_envelope, single_envelope
-from contentapi.rest.parsed_queries import ParsedQueries
+from contentapi.rest.parsed_queries import ParsedQueries, RouteKind
 from contentapi.rest.responses import OrjsonResponse
 from contentapi.runtime import Runtime
 from contentapi.schema.model import ContentType
@@ -60,26 +60,23 @@ class Resource:
         return runtime.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
 
     def _entry_query(self, runtime: Runtime, request: Request, actor: Actor) -> ReadQuery:
-        return self.parsed.get(
-            self.uid,
-            "entry",
-            request.scope.get("query_string", b""),
-            actor,
-            lambda: self._parser(runtime, actor).entry_query(
-                self.content_type, query_params(request)
-            ),
-        )
+        return self._query(runtime, request, actor, "entry")
 
     def _list_query(self, runtime: Runtime, request: Request, actor: Actor) -> ReadQuery:
-        return self.parsed.get(
-            self.uid,
-            "list",
-            request.scope.get("query_string", b""),
-            actor,
-            lambda: self._parser(runtime, actor).read_query(
-                self.content_type, query_params(request)
-            ),
-        )
+        return self._query(runtime, request, actor, "list")
+
+    def _query(
+        self, runtime: Runtime, request: Request, actor: Actor, kind: RouteKind
+    ) -> ReadQuery:
+        """The request's query string parsed for this caller (kept: ``ParsedQueries``)."""
+
+        def parse() -> ReadQuery:
+            parser = self._parser(runtime, actor)
+            read = parser.entry_query if kind == "entry" else parser.read_query
+            return read(self.content_type, query_params(request))
+
+        raw: bytes = request.scope.get("query_string", b"")
+        return self.parsed.get(self.uid, kind, raw, actor, parse)
 
     def _single(self, runtime: Runtime, entry: dict[str, Any]) -> OrjsonResponse:
         return OrjsonResponse(single_envelope(runtime.serializer.entry(self.content_type, entry)))

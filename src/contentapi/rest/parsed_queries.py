@@ -17,7 +17,7 @@ from typing import Literal
 from contentapi.auth.actor import Actor
 from contentapi.query.ast import ReadQuery
 
-__all__ = ["ParsedQueries"]
+__all__ = ["ParsedQueries", "RouteKind"]
 
 RouteKind = Literal["list", "entry"]
 

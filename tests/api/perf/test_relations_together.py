@@ -66,7 +66,8 @@ async def test_relations_read_together_answer_as_one_statement_each(
         {"title": "Second type", "slug": "second", "price": 0.1, "rating": 0.30000000000000004},
     )
     await entries.create(
-        "api::article.article", {"title": "A draft type", "slug": "draft", "categories": [1]}
+        "api::article.article",
+        {"title": "A draft type", "slug": "draft", "categories": [1], "rating": 2.0},
     )
     await entries.update("api::article.article", 3, {"publishedAt": None})
     await entries.update("api::category.category", 1, {"featured": 2, "articles": [1, 2, 3]})
