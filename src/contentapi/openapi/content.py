@@ -31,7 +31,7 @@ def _collection(content_type: ContentType, models: ModelSchemas) -> dict[str, Sc
                 permission=f"{uid}.find",
             ),
             "post": operation(
-                f"Create a {name}",
+                f"Create {name}",
                 f"{plural}.create",
                 tag,
                 ok=single,
@@ -45,7 +45,7 @@ def _collection(content_type: ContentType, models: ModelSchemas) -> dict[str, Sc
         f"/api/{plural}/{{id}}": {
             "parameters": [path_id()],
             "get": operation(
-                f"Get a {name}",
+                f"Get {name}",
                 f"{plural}.findOne",
                 tag,
                 ok=single,
@@ -54,7 +54,7 @@ def _collection(content_type: ContentType, models: ModelSchemas) -> dict[str, Sc
                 permission=f"{uid}.findOne",
             ),
             "put": operation(
-                f"Update a {name}",
+                f"Update {name}",
                 f"{plural}.update",
                 tag,
                 ok=single,
@@ -65,7 +65,7 @@ def _collection(content_type: ContentType, models: ModelSchemas) -> dict[str, Sc
                 permission=f"{uid}.update",
             ),
             "delete": operation(
-                f"Delete a {name}",
+                f"Delete {name}",
                 f"{plural}.delete",
                 tag,
                 ok=single,
@@ -80,7 +80,7 @@ def _collection(content_type: ContentType, models: ModelSchemas) -> dict[str, Sc
         paths[f"/api/{plural}/{{id}}/localizations"] = {
             "parameters": [path_id()],
             "post": operation(
-                f"Create a localization of a {name}",
+                f"Create a localization of {name}",
                 f"{plural}.createLocalization",
                 tag,
                 ok=json_ok(
