@@ -73,7 +73,7 @@ def build_openapi(registry: Registry, settings: Settings) -> dict[str, Any]:
             "version": __version__,
             "description": _DESCRIPTION,
         },
-        "servers": [{"url": "/"}],
+        "servers": [{"url": settings.public_url or "/"}],
         "security": [{}, {"bearerAuth": []}, {"apiToken": []}],
         "tags": [{k: v for k, v in tag.items() if v is not None} for tag in tags],
         "paths": {**content_type_paths(models), **plugin_paths(models)},
