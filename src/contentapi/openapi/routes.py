@@ -74,6 +74,9 @@ def build_documentation_router(registry: Registry, settings: Settings) -> APIRou
     """The routes, with the document serialized now (it is static per Registry)."""
     document = openapi_bytes(registry, settings)
     folder = _assets_folder()
+    missing = [name for name, _ in _PACKAGE_ASSETS.values() if not (folder / name).is_file()]
+    if missing:  # a fastapi-offline release that moved its files: fail at start, not per page
+        raise RuntimeError(f"fastapi-offline ships no {', '.join(missing)} in {folder}")
     router = APIRouter()
 
     @router.get(DOCUMENT_PATH)
