@@ -14,7 +14,9 @@ from contentapi import __version__
 from contentapi.config import Settings
 from contentapi.extensions import load_extensions
 from contentapi.graphql import build_graphql
+from contentapi.health import build_health_router
 from contentapi.i18n.routes import build_i18n_router
+from contentapi.openapi import build_documentation_router
 from contentapi.rest.errors import CatchAllMiddleware, install_error_handlers
 from contentapi.rest.router import build_content_router
 from contentapi.rest.security_headers import SecurityHeadersMiddleware
@@ -61,6 +63,9 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     )
     app.state.runtime = runtime
     install_error_handlers(app)
+    app.include_router(build_health_router())
+    if settings.documentation_enabled:
+        app.include_router(build_documentation_router(runtime.registry, settings))
     app.include_router(build_users_router(runtime))
     app.include_router(build_upload_router(runtime))
     app.include_router(build_i18n_router(runtime))

@@ -82,6 +82,9 @@ class Settings(BaseSettings):
     #: address the rate limit counts it under.
     trusted_proxies: str = ""
     log_sql: bool = False
+    #: Serve ``/documentation`` (the OpenAPI document and its page); unset: on outside
+    #: production, off in production.
+    documentation: bool | None = None
 
     @classmethod
     def settings_customise_sources(
@@ -115,6 +118,13 @@ class Settings(BaseSettings):
     def trusted_proxy_list(self) -> list[str]:
         """``trusted_proxies`` as a list (empty: forwarded headers are ignored)."""
         return _list(self.trusted_proxies)
+
+    @property
+    def documentation_enabled(self) -> bool:
+        """Whether ``/documentation`` is served (``documentation``, else not in production)."""
+        if self.documentation is not None:
+            return self.documentation
+        return self.env != "production"
 
     @property
     def locale_codes(self) -> tuple[str, ...]:

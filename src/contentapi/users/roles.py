@@ -30,6 +30,20 @@ def _now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+#: ``up_roles``' text columns are ``varchar(255)``.
+_VARCHAR = 255
+
+
+def _column_text(name: str, value: str) -> str:
+    """A role's text as its ``varchar(255)`` column can hold it: PostgreSQL refuses U+0000
+    and longer values, which would otherwise fail as a 500 inside the write."""
+    if "\x00" in value:
+        raise ValidationError(f"{name} cannot contain the NUL character")
+    if len(value) > _VARCHAR:
+        raise ValidationError(f"{name} must be at most {_VARCHAR} characters")
+    return value
+
+
 class RolesService:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
@@ -91,12 +105,16 @@ class RolesService:
         if creating or "name" in body:
             if not isinstance(name, str) or len(name.strip()) < 3:
                 raise ValidationError("name must be at least 3 characters")
-            values["name"] = name.strip()
+            values["name"] = _column_text("name", name.strip())
         if "description" in body:
             description = body["description"]
             if description is not None and not isinstance(description, str):
                 raise ValidationError("description must be a `string` type")
-            values["description"] = description
+            values["description"] = (
+                None if description is None else _column_text("description", description)
+            )
+        if isinstance(body.get("type"), str):
+            _column_text("type", body["type"])
         actions: set[str] | None = None
         if "permissions" in body:
             actions = tree_actions(body["permissions"])
