@@ -50,6 +50,10 @@ class Settings(BaseSettings):
     )
 
     database_url: str = "sqlite+aiosqlite:///.data/content.db"
+    #: PostgreSQL only: where each worker's ``LISTEN`` connection goes (``db/notify.py``);
+    #: unset: ``database_url``. Behind pgbouncer in transaction mode, a direct (or session
+    #: mode) URL: LISTEN needs a connection of its own for its whole life.
+    database_listen_url: str | None = None
     #: seconds a SQLite write waits for the database lock before answering 503
     sqlite_busy_timeout: float = 30
     content_types_dir: Path = Path("content-types")

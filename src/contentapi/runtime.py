@@ -109,7 +109,9 @@ class Runtime:
                 await install_content_triggers(conn, list(self.tables.metadata.tables))
         if not self.database.is_sqlite:
             self.change_listener = ChangeListener(
-                self.settings.database_url, self.caller_cache, totals=self.entries.totals
+                self.settings.database_listen_url or self.settings.database_url,
+                self.caller_cache,
+                totals=self.entries.totals,
             )
             await self.change_listener.start()
         log.info(
