@@ -27,6 +27,7 @@ import pytest
 
 from tests.api.upload.test_upload import png
 from tests.conftest import ADMIN_TOKEN, MODELS
+from tests.support.pgproxy import RoundTripProxy
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 RATE_LIMIT = 4
@@ -209,3 +210,36 @@ async def test_two_instances_share_everything(instances, s3_emulator, s3_bucket)
     assert statuses == [400] * RATE_LIMIT
     assert (await one.post("/api/auth/local", json=wrong)).status_code == 429
     assert (await other.post("/api/auth/local", json=wrong)).status_code == 429
+
+
+async def test_the_listener_connects_where_configured(backend, databases, start_app):
+    """``CONTENTAPI_DATABASE_LISTEN_URL``: the ``LISTEN`` connection goes there (past a pooler
+    in transaction mode, in production), every other statement to the database URL."""
+    if backend != "postgres":
+        pytest.skip("LISTEN/NOTIFY is PostgreSQL's")
+    proxy = RoundTripProxy()  # stands for the direct route, and counts what takes it
+    await proxy.start()
+    try:
+        url = await databases.new_url()
+        base, _, name = url.rpartition("/")
+        credentials = base.rsplit("@", 1)[0]
+        listen = f"{credentials}@127.0.0.1:{proxy.port}/{name}?ssl=disable"
+        handle = await start_app(database_url=url, database_listen_url=listen)
+        assert handle.runtime.caller_cache.live  # listening, through the proxy
+        assert proxy.round_trips >= 2  # LISTEN contentapi_auth, LISTEN contentapi_content
+        before = proxy.round_trips
+        assert (await handle.client.get("/api/articles", headers=ADMIN)).status_code == 200
+        assert proxy.round_trips == before  # requests use the database URL
+        assert len(handle.runtime.caller_cache) == 1
+        conn = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"))
+        try:  # another tool changes a role: heard through the listening connection
+            await conn.execute("UPDATE up_roles SET description = 'changed'")
+        finally:
+            await conn.close()
+
+        async def emptied() -> bool:
+            return len(handle.runtime.caller_cache) == 0
+
+        await _eventually(emptied, "the notification through the listening connection")
+    finally:
+        await proxy.stop()
