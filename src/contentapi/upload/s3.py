@@ -153,6 +153,8 @@ def _client(settings: Settings) -> Any:
         region_name=settings.s3_region,
         s3={"addressing_style": "path" if settings.s3_force_path_style else "auto"},
         retries={"mode": "standard", "max_attempts": 3},
+        # the transfer manager sends a large file's parts on up to 10 threads at once
+        max_pool_connections=20,
         connect_timeout=5,
         read_timeout=60,
         # checksums only where S3 requires them: several S3-compatible services reject the
