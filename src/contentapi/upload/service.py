@@ -2,7 +2,8 @@
 
 An upload request is all-or-nothing: every file is sniffed, checked and stored, its formats
 generated, then all rows (and the attachment to an entry) are written in one transaction; if
-anything fails, the bytes already written are removed again, so no stray file stays on disk.
+anything fails, the bytes already written are removed again, so no stray file stays in the
+storage (the uploads folder or the S3 bucket: ``upload/storage.py``).
 """
 
 from __future__ import annotations
