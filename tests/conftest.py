@@ -12,7 +12,7 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import asyncpg
@@ -27,6 +27,7 @@ from contentapi.auth.tokens import create_token
 from contentapi.config import Settings
 from contentapi.db.engine import StatementCounter
 from contentapi.runtime import Runtime
+from tests.support.s3emulator import S3Emulator
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "content-types"
@@ -240,3 +241,28 @@ def make_token(app: AppHandle) -> Callable[..., Awaitable[dict[str, str]]]:
 @pytest.fixture
 def statements() -> type[StatementCounter]:
     return StatementCounter
+
+
+@pytest.fixture(scope="session")
+def s3_emulator() -> Iterator[S3Emulator]:
+    """moto's S3 server on a free local port (``tests/support/s3emulator.py``)."""
+    emulator = S3Emulator()
+    emulator.start()
+    yield emulator
+    emulator.stop()
+
+
+@pytest.fixture
+def s3_bucket(s3_emulator: S3Emulator) -> dict[str, object]:
+    """A new bucket of the emulator; the settings of the ``aws-s3`` provider that use it."""
+    bucket = f"media-{uuid.uuid4().hex[:12]}"
+    s3_emulator.client().create_bucket(Bucket=bucket)
+    s3_emulator.heal()
+    return {
+        "upload_provider": "aws-s3",
+        "s3_bucket": bucket,
+        "s3_endpoint": s3_emulator.endpoint,
+        "s3_force_path_style": True,
+        "s3_access_key_id": "test",
+        "s3_secret_access_key": "test",
+    }

@@ -72,8 +72,9 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(build_content_router(runtime.registry))
     if settings.graphql_enabled:
         app.include_router(build_graphql(runtime, extensions))
-    settings.uploads_dir.mkdir(parents=True, exist_ok=True)
-    app.mount("/uploads", UploadsStatic(directory=settings.uploads_dir), name="uploads")
+    if settings.upload_provider == "local":  # S3 objects are served by their bucket (or CDN)
+        settings.uploads_dir.mkdir(parents=True, exist_ok=True)
+        app.mount("/uploads", UploadsStatic(directory=settings.uploads_dir), name="uploads")
     origins = [origin.strip() for origin in settings.cors_origins.split(",") if origin.strip()]
     app.add_middleware(
         CORSMiddleware,

@@ -12,7 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Literal
 
-from pydantic import field_validator
+from pydantic import SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -50,6 +50,10 @@ class Settings(BaseSettings):
     )
 
     database_url: str = "sqlite+aiosqlite:///.data/content.db"
+    #: PostgreSQL only: where each worker's ``LISTEN`` connection goes (``db/notify.py``);
+    #: unset: ``database_url``. Behind pgbouncer in transaction mode, a direct (or session
+    #: mode) URL: LISTEN needs a connection of its own for its whole life.
+    database_listen_url: str | None = None
     #: seconds a SQLite write waits for the database lock before answering 503
     sqlite_busy_timeout: float = 30
     content_types_dir: Path = Path("content-types")
@@ -62,6 +66,24 @@ class Settings(BaseSettings):
     admin_token: str | None = None
     api_token_salt: str | None = None
     uploads_dir: Path = Path("public/uploads")
+    #: where uploaded bytes go: ``local`` (``uploads_dir``, served at ``/uploads``) or
+    #: ``aws-s3`` (any S3-compatible object storage; ``upload/s3.py``)
+    upload_provider: Literal["local", "aws-s3"] = "local"
+    s3_bucket: str | None = None
+    s3_region: str = "us-east-1"
+    #: an S3-compatible service's URL (MinIO, R2, …); unset: AWS's endpoint of ``s3_region``
+    s3_endpoint: str | None = None
+    #: ``http://host/bucket/key`` addressing instead of ``http://bucket.host/key``
+    s3_force_path_style: bool = False
+    #: unset: boto3's default chain (``AWS_ACCESS_KEY_ID``…, a profile, an instance role)
+    s3_access_key_id: str | None = None
+    s3_secret_access_key: SecretStr | None = None
+    #: Strapi's ``baseUrl``: media URLs are ``<base>/<key>`` (a CDN) instead of the bucket's
+    s3_base_url: str | None = None
+    #: Strapi's ``rootPath``: a folder inside the bucket for every key
+    s3_root_path: str = ""
+    #: the canned ACL of every object; empty: none sent (buckets with ACLs disabled)
+    s3_acl: str = "public-read"
     upload_max_size: int = 200 * 1024 * 1024  # bytes per upload request (Strapi's sizeLimit)
     locales: str = "en"
     rest_default_limit: int = 25
@@ -113,6 +135,26 @@ class Settings(BaseSettings):
                 except ValueError:
                     raise ValueError(f"{item!r} is not an IP address or network") from None
         return value
+
+    @model_validator(mode="after")
+    def _check_upload_provider(self) -> Settings:
+        if self.upload_provider != "aws-s3":
+            return self
+        if not self.s3_bucket:
+            raise ValueError(
+                "CONTENTAPI_S3_BUCKET is required when CONTENTAPI_UPLOAD_PROVIDER=aws-s3"
+            )
+        if self.s3_acl == "private" and not self.s3_base_url:
+            raise ValueError(
+                "CONTENTAPI_S3_ACL=private needs CONTENTAPI_S3_BASE_URL (a CDN that reads the "
+                "bucket): contentapi does not sign media URLs"
+            )
+        if bool(self.s3_access_key_id) != bool(self.s3_secret_access_key):
+            raise ValueError(
+                "set both CONTENTAPI_S3_ACCESS_KEY_ID and CONTENTAPI_S3_SECRET_ACCESS_KEY, "
+                "or neither"
+            )
+        return self
 
     @property
     def trusted_proxy_list(self) -> list[str]:

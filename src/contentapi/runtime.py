@@ -26,6 +26,7 @@ from contentapi.entries import EntryService
 from contentapi.entries.serialize import RestSerializer
 from contentapi.query.parse import QueryLimits, QueryParser
 from contentapi.schema import Registry, load_registry
+from contentapi.upload.storage import StorageProvider, build_storage
 
 __all__ = ["Runtime"]
 
@@ -44,6 +45,8 @@ class Runtime:
     entries: EntryService
     query_parser: QueryParser
     serializer: RestSerializer
+    #: where uploaded files are stored (``CONTENTAPI_UPLOAD_PROVIDER``)
+    storage: StorageProvider
     token_hasher: TokenHasher | None = None
     jwt_secret: str | None = None
     sync_report: SyncReport = field(default_factory=SyncReport)
@@ -83,6 +86,7 @@ class Runtime:
             entries,
             QueryParser(registry, limits),
             RestSerializer(registry),
+            build_storage(settings),
         )
 
     async def start(self) -> None:
@@ -105,7 +109,9 @@ class Runtime:
                 await install_content_triggers(conn, list(self.tables.metadata.tables))
         if not self.database.is_sqlite:
             self.change_listener = ChangeListener(
-                self.settings.database_url, self.caller_cache, totals=self.entries.totals
+                self.settings.database_listen_url or self.settings.database_url,
+                self.caller_cache,
+                totals=self.entries.totals,
             )
             await self.change_listener.start()
         log.info(

@@ -14,7 +14,6 @@ from graphql import GraphQLSchema
 from contentapi.auth.ratelimit import RateLimiter
 from contentapi.runtime import Runtime
 from contentapi.upload.service import UploadService
-from contentapi.upload.storage import LocalStorage
 
 if TYPE_CHECKING:
     from contentapi.extensions import App
@@ -35,7 +34,7 @@ def _customized(runtime: Runtime, app: App | None) -> Customized:
 
     app = app or App(runtime.settings, runtime.registry)
     settings = runtime.settings
-    upload = UploadService(runtime, LocalStorage(settings.uploads_dir), settings.upload_max_size)
+    upload = UploadService(runtime, runtime.storage, settings.upload_max_size)
     limiter = RateLimiter(
         runtime.database, settings.auth_rate_limit_max, settings.auth_rate_limit_seconds
     )

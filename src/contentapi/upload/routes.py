@@ -28,8 +28,7 @@ from contentapi.rest.responses import OrjsonResponse
 from contentapi.runtime import Runtime
 from contentapi.schema.builtin import FILE_UID
 from contentapi.upload.service import IncomingFile, UploadService
-from contentapi.upload.sniff import stored_mime
-from contentapi.upload.storage import LocalStorage
+from contentapi.upload.sniff import is_passive, stored_mime
 
 __all__ = ["UploadsStatic", "build_upload_router"]
 
@@ -37,9 +36,6 @@ UPLOAD = "plugin::upload.content-api"
 _FORM_OVERHEAD = 64 * 1024  # multipart boundaries and small fields beyond the files' bytes
 
 
-#: Types a browser only displays (no script, no document of the API's origin).
-_PASSIVE_PREFIXES = ("image/", "video/", "audio/")
-_PASSIVE = frozenset({"application/pdf", "text/plain"})
 #: Anything else (SVG, HTML-like text, XML, archives, Flash…) runs in a sandbox of its own
 #: origin with nothing allowed, and is offered as a download when opened.
 _ACTIVE_HEADERS = {
@@ -48,10 +44,6 @@ _ACTIVE_HEADERS = {
 }
 #: SVG stays displayable (``<img>`` ignores the disposition, a tab shows it without script).
 _SVG_HEADERS = {"content-security-policy": "default-src 'none'; sandbox"}
-
-
-def _is_passive(mime: str) -> bool:
-    return (mime.startswith(_PASSIVE_PREFIXES) and mime != "image/svg+xml") or mime in _PASSIVE
 
 
 class UploadsStatic(StaticFiles):
@@ -73,7 +65,7 @@ class UploadsStatic(StaticFiles):
         headers = None
         if mime == "image/svg+xml":
             headers = _SVG_HEADERS
-        elif not _is_passive(mime):
+        elif not is_passive(mime):
             headers = _ACTIVE_HEADERS
         response = FileResponse(
             full_path,
@@ -111,8 +103,7 @@ def _infos(raw: list[Any], count: int) -> list[dict[str, Any]]:
 
 def build_upload_router(runtime: Runtime) -> APIRouter:
     settings = runtime.settings
-    storage = LocalStorage(settings.uploads_dir)
-    service = UploadService(runtime, storage, settings.upload_max_size)
+    service = UploadService(runtime, runtime.storage, settings.upload_max_size)
     router = APIRouter(prefix="/api/upload")
     file_type = runtime.registry.content_types[FILE_UID]
 

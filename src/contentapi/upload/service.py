@@ -2,11 +2,13 @@
 
 An upload request is all-or-nothing: every file is sniffed, checked and stored, its formats
 generated, then all rows (and the attachment to an entry) are written in one transaction; if
-anything fails, the bytes already written are removed again, so no stray file stays on disk.
+anything fails, the bytes already written are removed again, so no stray file stays in the
+storage (the uploads folder or the S3 bucket: ``upload/storage.py``).
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import secrets
 from collections.abc import Mapping, Sequence
@@ -24,10 +26,12 @@ from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import MediaAttribute
 from contentapi.upload.images import ImageError, inspect_image, renditions
 from contentapi.upload.sniff import sniff
-from contentapi.upload.storage import LocalStorage
+from contentapi.upload.storage import StorageProvider
 from contentapi.values import entry_id_of
 
 __all__ = ["IncomingFile", "UploadService"]
+
+log = logging.getLogger("contentapi.upload")
 
 _FORMAT_TYPES = {
     "PNG": ("image/png", ".png"),
@@ -76,7 +80,7 @@ def _hash(name: str) -> str:
 
 
 class UploadService:
-    def __init__(self, runtime: Runtime, storage: LocalStorage, max_size: int) -> None:
+    def __init__(self, runtime: Runtime, storage: StorageProvider, max_size: int) -> None:
         self.runtime = runtime
         self.storage = storage
         self.max_size = max_size
@@ -179,8 +183,7 @@ class UploadService:
                 if target is not None:
                     await self._attach(conn, target, ids, rows)
         except BaseException:
-            for key in saved:
-                await self.storage.delete(key)
+            await self._remove(saved)
             raise
         query = ReadQuery(
             pagination=OffsetPagination(0, len(ids), False),
@@ -188,6 +191,15 @@ class UploadService:
         )
         page = await self.runtime.entries.find_many(FILE_UID, query)
         return page.entries  # one statement for the whole request, in id (upload) order
+
+    async def _remove(self, keys: list[str]) -> None:
+        """Remove what a failed upload stored; a key the storage cannot remove now (it is
+        unreachable) is logged for the operator, and the upload's own error is what answers."""
+        for key in keys:
+            try:
+                await self.storage.delete(key)
+            except Exception as error:
+                log.warning("could not remove stored file %s of a failed upload: %s", key, error)
 
     async def _attach(
         self, conn: Any, target: tuple[str, int, MediaAttribute], ids: list[int], rows: list[dict]
@@ -251,12 +263,14 @@ class UploadService:
                 raise NotFoundError()
             await conn.execute(self.morphs.delete().where(self.morphs.c.file_id == file_id))
             await conn.execute(self.files.delete().where(self.files.c.id == file_id))
-        keys = [f"{row.hash}{row.ext or ''}"]
-        for rendition in (row.formats or {}).values():
-            keys.append(f"{rendition['hash']}{rendition['ext']}")
-        for key in keys:
-            try:
-                await self.storage.delete(key)
-            except ValueError:
-                continue  # a row that never pointed at a key of ours
+            # The bytes go before the commit (as Strapi removes them before the row): a storage
+            # that fails here rolls the row back (503), so no row is left without its bytes.
+            keys = [f"{row.hash}{row.ext or ''}"]
+            for rendition in (row.formats or {}).values():
+                keys.append(f"{rendition['hash']}{rendition['ext']}")
+            for key in keys:
+                try:
+                    await self.storage.delete(key)
+                except ValueError:
+                    continue  # a row that never pointed at a key of ours
         return found

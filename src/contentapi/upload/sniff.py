@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import filetype
 
-__all__ = ["MIME_BY_EXT", "Sniffed", "sniff", "stored_mime"]
+__all__ = ["MIME_BY_EXT", "Sniffed", "is_passive", "sniff", "stored_mime"]
 
 _SAFE_EXT = re.compile(r"^\.[a-z0-9]{1,10}$")
 _TEXT_EXTS = frozenset({".txt", ".csv", ".md", ".json", ".xml", ".html", ".htm", ".yaml", ".yml"})
@@ -30,6 +30,17 @@ MIME_BY_EXT: dict[str, str] = {
     ".svg": "image/svg+xml",
     **dict.fromkeys(_TEXT_EXTS, "text/plain"),
 }
+
+
+#: Types a browser only displays (no script, no document of the origin serving them).
+_PASSIVE_PREFIXES = ("image/", "video/", "audio/")
+_PASSIVE = frozenset({"application/pdf", "text/plain"})
+
+
+def is_passive(mime: str) -> bool:
+    """Whether a browser only displays this type: anything else (SVG, HTML-like text, XML,
+    archives…) is served sandboxed or as an attachment."""
+    return (mime.startswith(_PASSIVE_PREFIXES) and mime != "image/svg+xml") or mime in _PASSIVE
 
 
 def stored_mime(ext: str) -> str:
