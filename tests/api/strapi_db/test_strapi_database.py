@@ -6,8 +6,8 @@ to REST and GraphQL requests, and the settings to reproduce them (``API_TOKEN_SA
 secret, token secrets, user passwords). The dump is restored into a fresh database, contentapi
 starts on it with the same models and secrets, and:
 
-- every recorded answer is answered identically, ids and timestamps included — except the cases
-  in ``DELIBERATE`` (CONTRACT §8 differences, each named there);
+- every recorded answer is answered identically, ids and timestamps included — except where
+  CONTRACT §8 makes contentapi differ (``expected.py`` derives those answers from Strapi's);
 - the recorded users sign in with their passwords (Strapi's bcrypt hashes), the hashes stay;
 - the three API tokens Strapi made work with their types;
 - a write through contentapi is read back, next to Strapi's rows;
@@ -28,6 +28,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from contentapi.app import create_app
+from tests.api.strapi_db.expected import DELIBERATE, normalise
 from tests.api.strapi_db.snapshot import Snapshot, read_users, take_snapshot
 from tests.conftest import BACKENDS, MODELS, POSTGRES_ADMIN_URL, AppHandle, make_settings
 from tests.support.pgdump import restore_plain_dump
@@ -36,54 +37,6 @@ FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "strapi-db"
 SETTINGS = json.loads((FIXTURE / "settings.json").read_text())
 ANSWERS = json.loads((FIXTURE / "answers.json").read_text())
 
-#: Recorded answers contentapi deliberately does not repeat (CONTRACT §8), with what it answers.
-DELIBERATE: dict[tuple[str, str], tuple[int, str]] = {
-    # a draft by id in a ``live`` read: Strapi returns it, contentapi answers 404
-    ("GET", "/api/articles/3"): (404, "NotFoundError"),
-}
-
-
-def _without_drafts(node: Any, top: bool = True) -> Any:
-    """Strapi's answer less the drafts inside populated relations (not the top-level entry)."""
-    if isinstance(node, dict):
-        out = {key: _without_drafts(value, top and key == "data") for key, value in node.items()}
-        if not top and isinstance(out.get("data"), list):
-            out["data"] = [
-                item
-                for item in out["data"]
-                if not (
-                    isinstance(item, dict)
-                    and "publishedAt" in item.get("attributes", {})
-                    and item["attributes"]["publishedAt"] is None
-                )
-            ]
-        return out
-    if isinstance(node, list):
-        return [_without_drafts(item, top) for item in node]
-    return node
-
-
-def _roles_by_id(answer: Any) -> Any:
-    return {"roles": sorted(answer["roles"], key=lambda role: role["id"])}
-
-
-def _single_live_read(recorded: dict[str, Any]) -> bool:
-    path = recorded["path"].split("?")[0]
-    return (
-        recorded["method"] == "GET"
-        and path.rsplit("/", 1)[-1].isdigit()
-        and "publicationState=preview" not in recorded["path"]
-    )
-
-
-#: How an expected answer is derived from Strapi's where CONTRACT §8 makes contentapi differ:
-#: - a single-entry ``live`` read leaves drafts out of populated relations (Strapi shows them);
-#: - a list without ``sort`` is in id order (Strapi answers in storage order; after an update
-#:   PostgreSQL may store a row elsewhere — here the roles list).
-NORMALISED = [
-    (_single_live_read, _without_drafts),
-    (lambda r: r["path"] == "/api/users-permissions/roles", _roles_by_id),
-]
 #: The tables contentapi adds to a Strapi database (nothing else is created there).
 OWN_TABLES = {"alembic_version", "contentapi_rate_limits"}
 #: The trigger functions contentapi adds (``db/notify.py``: LISTEN/NOTIFY of changes).
@@ -188,11 +141,7 @@ async def test_every_recorded_answer(strapi_db: StrapiDatabase, recorded: dict[s
         assert (response.status_code, response.json()["error"]["name"]) == deliberate
         return
     assert response.status_code == recorded["status"], response.text
-    expected = recorded["answer"]
-    for matches, normalise in NORMALISED:
-        if matches(recorded):
-            expected = normalise(expected)
-    assert response.json() == expected
+    assert response.json() == normalise(recorded, recorded["answer"])
 
 
 async def test_users_sign_in_with_their_strapi_passwords(strapi_db: StrapiDatabase):
