@@ -25,6 +25,7 @@ from typing import Any
 
 import asyncpg
 import pytest
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from contentapi.app import create_app
@@ -246,6 +247,21 @@ async def test_a_write_is_read_back_beside_strapis_rows(strapi_db: StrapiDatabas
         a["attributes"]["title"] for a in category.json()["data"]["attributes"]["articles"]["data"]
     ]
     assert titles == ["Compilers for everyone", "Written by contentapi"]
+    # an upload goes in Strapi's "API Uploads" folder, after the files Strapi put there
+    uploaded = await client.post(
+        "/api/upload", files={"files": ("more.txt", b"more", "text/plain")}, headers=full
+    )
+    assert uploaded.status_code == 200, uploaded.text
+    file_id = uploaded.json()[0]["id"]
+    async with strapi_db.engine.connect() as conn:
+        filed = await conn.execute(
+            text(
+                "SELECT f.folder_path, l.folder_id, l.file_order FROM files f "
+                "JOIN files_folder_links l ON l.file_id = f.id WHERE f.id = :id"
+            ),
+            {"id": file_id},
+        )
+        assert tuple(filed.one()) == ("/1", 1, 4.0)
     # a user registered here gets a hash Strapi verifies (bcrypt, cost 10)
     registered = await client.post(
         "/api/auth/local/register",
