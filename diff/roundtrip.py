@@ -25,6 +25,7 @@ import json
 import os
 import subprocess
 import tempfile
+from datetime import UTC, datetime
 import warnings
 from pathlib import Path
 from typing import Any
@@ -264,7 +265,13 @@ async def run(reference: Path, reference_dir: Path, port: int) -> int:
             ours.append((request, *await caller.ask(request)))
     print(f"contentapi wrote {made}; {len(ours)} reads kept; starting Strapi on {DATABASE}")
     start_strapi(reference, reference_dir, port, settings)
-    results: dict[str, Any] = {"made": made, "reads": len(ours), "differences": [], "sign_ins": {}}
+    results: dict[str, Any] = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "made": made,
+        "reads": len(ours),
+        "differences": [],
+        "sign_ins": {},
+    }
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as strapi:
             caller = Caller(strapi, settings)

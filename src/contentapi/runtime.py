@@ -109,7 +109,14 @@ class Runtime:
             if self.settings.admin_token:
                 await ensure_admin_token(conn, self.token_hasher, self.settings.admin_token)
             await ensure_default_roles(conn, self.tables)
-            await seed_locales(conn, self.settings.locale_codes)
+            stored_locales = await seed_locales(conn, self.settings.locale_codes)
+            if stored_locales != self.settings.locale_codes:
+                log.warning(
+                    "the database's locales are %s (default first) but CONTENTAPI_LOCALES is %s:"
+                    " entry writes and locale reads follow CONTENTAPI_LOCALES; set it to match",
+                    ",".join(stored_locales),
+                    ",".join(self.settings.locale_codes),
+                )
             if not self.database.is_sqlite:
                 await install_auth_triggers(conn, auth_tables(self.tables))
                 await install_content_triggers(conn, list(self.tables.metadata.tables))

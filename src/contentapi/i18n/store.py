@@ -38,9 +38,13 @@ LOCALE_NAMES = {
 }
 
 
-async def seed_locales(conn: AsyncConnection, codes: tuple[str, ...]) -> None:
+async def seed_locales(conn: AsyncConnection, codes: tuple[str, ...]) -> tuple[str, ...]:
     """Fill an empty ``i18n_locale`` table from the configuration; the first code is the
-    default. A table that holds rows (Strapi's, or an earlier start's) is left as it is."""
+    default. A table that holds rows (Strapi's, or an earlier start's) is left as it is.
+
+    Returns the database's codes, default first, so start-up can say when the configuration
+    (which entry writes and ``locale`` reads follow) disagrees with them.
+    """
     count = (await conn.execute(select(func.count()).select_from(i18n_locales))).scalar()
     if not count:
         now = datetime.now(UTC).replace(tzinfo=None)
@@ -60,6 +64,12 @@ async def seed_locales(conn: AsyncConnection, codes: tuple[str, ...]) -> None:
                 key=DEFAULT_LOCALE_KEY, value=json.dumps(codes[0]), type="string"
             )
         )
+    default = await _default_code(conn)
+    stored_codes = (
+        await conn.execute(select(i18n_locales.c.code).order_by(i18n_locales.c.id))
+    ).scalars()
+    ordered = [str(code) for code in stored_codes if code]
+    return tuple(sorted(ordered, key=lambda code: code != default))
 
 
 async def _default_code(conn: AsyncConnection) -> str | None:
