@@ -25,8 +25,8 @@ import json
 import os
 import subprocess
 import tempfile
-from datetime import UTC, datetime
 import warnings
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
