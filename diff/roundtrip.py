@@ -12,7 +12,8 @@
    then it gets the same reads, and every answer is compared with contentapi's (Strapi's side
    normalised where CONTRACT §8 makes contentapi differ, ``tests/api/strapi_db/expected.py``);
    the fixture's users and the user contentapi registered sign in to Strapi with their
-   passwords, and the three API tokens work there.
+   passwords, a JWT contentapi issued is accepted by Strapi, and the three API tokens work
+   there.
 
 The result is printed and written to ``diff/results/roundtrip.json``; the exit status is 1 when
 anything differs. Needs the reference Strapi as ``make diff`` does.
@@ -163,6 +164,7 @@ async def write_through_contentapi(caller: Caller, ids: dict[str, int]) -> dict[
         )
     )
     made["user"] = registered["user"]["id"]
+    caller.jwts["contentapi-issued"] = registered["jwt"]
     roles = await ok(await client.get("/api/users-permissions/roles", headers=full))
     authenticated = next(r["id"] for r in roles["roles"] if r["type"] == "authenticated")
     role = (
@@ -260,6 +262,7 @@ async def run(reference: Path, reference_dir: Path, port: int) -> int:
     ):
         caller = Caller(client, settings)
         made = await write_through_contentapi(caller, settings["ids"])
+        issued_jwt = caller.jwts["contentapi-issued"]
         requests = reads(recorded, made)
         for request in requests:
             ours.append((request, *await caller.ask(request)))
@@ -299,6 +302,11 @@ async def run(reference: Path, reference_dir: Path, port: int) -> int:
                     "/api/auth/local", json={"identifier": name, "password": user["password"]}
                 )
                 results["sign_ins"][name] = signed.status_code
+            # a JWT contentapi issued (same secret, Strapi's payload) is a session Strapi accepts
+            me = await strapi.get(
+                "/api/users/me", headers={"Authorization": f"Bearer {issued_jwt}"}
+            )
+            results["contentapi_jwt"] = [me.status_code, me.json().get("username")]
             results["tokens"] = {
                 kind: (
                     await strapi.get("/api/articles", headers=await caller.headers(kind))
@@ -313,12 +321,13 @@ async def run(reference: Path, reference_dir: Path, port: int) -> int:
     failed = (
         bool(results["differences"])
         or results["sign_ins"] != expected_sign_ins
+        or results["contentapi_jwt"] != [200, "roundtrip"]
         or any(code != 200 for code in results["tokens"].values())
     )
     print(
         f"Strapi started on the database contentapi wrote; {len(ours)} reads, "
         f"{len(results['differences'])} differ; sign-ins {results['sign_ins']}; "
-        f"tokens {results['tokens']}"
+        f"tokens {results['tokens']}; a contentapi JWT on Strapi: {results['contentapi_jwt']}"
     )
     for difference in results["differences"]:
         print("  differs:", difference["request"]["caller"], difference["request"]["path"][:120])
