@@ -4,6 +4,7 @@ seeded random queries; mismatches grouped by class, each with its smallest repro
     make diff                                   # 2,500 queries per database (about 10 min)
     make diff DIFF_ARGS="--queries 200"         # a quick run
     make diff DIFF_ARGS="--reference-dir ~/.cache/strapi-diff --port 1340"
+    make diff DIFF_ARGS="--roundtrip"           # Strapi again on a database contentapi wrote
 
 It starts the reference Strapi of ``../shared/reference/strapi/`` (installing it first when
 missing) on a fresh PostgreSQL database, seeds it and contentapi through their public REST
@@ -305,7 +306,17 @@ async def main() -> None:
     parser.add_argument(
         "--report-only", action="store_true", help="rewrite the report from results/latest.json"
     )
+    parser.add_argument(
+        "--roundtrip",
+        action="store_true",
+        help="the way back: Strapi started again on a Strapi database contentapi wrote to "
+        "(diff/roundtrip.py)",
+    )
     args = parser.parse_args()
+    if args.roundtrip:
+        from diff.roundtrip import run as roundtrip
+
+        raise SystemExit(await roundtrip(REFERENCE, args.reference_dir, args.port))
     if args.report_only:
         write_report(json.loads((RESULTS / "latest.json").read_text()))
         return

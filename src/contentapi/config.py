@@ -96,6 +96,10 @@ class Settings(BaseSettings):
     graphql_depth_limit: int = 10
     graphql_amount_limit: int = 100
     extensions: str | None = None
+    #: scheme of new password hashes: ``bcrypt`` (Strapi's, cost 10: Strapi started again on the
+    #: database verifies them) or ``argon2`` (stronger; Strapi can no longer verify the users
+    #: who register or sign in afterwards — it closes the way back to Strapi)
+    password_hash: Literal["bcrypt", "argon2"] = "bcrypt"
     auth_rate_limit_max: int = 10
     auth_rate_limit_window: str = "60s"
     cors_origins: str = "*"

@@ -1,8 +1,9 @@
 """Runtime: the parts a running server shares, built from ``Settings`` and started once.
 
 ``Runtime.start()`` brings the database up to date (migrations, additive sync), then makes sure
-the server's secrets exist (API-token salt, JWT secret) and bootstraps
-``CONTENTAPI_ADMIN_TOKEN`` — all in one locked transaction, so several workers may start at once.
+the server's secrets exist (API-token salt, JWT secret), fills an empty locale table from
+``CONTENTAPI_LOCALES`` and bootstraps ``CONTENTAPI_ADMIN_TOKEN`` — all in one locked
+transaction, so several workers may start at once.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import text
 
 from contentapi.auth.cache import CallerCache
+from contentapi.auth.passwords import PasswordHasher
 from contentapi.auth.permissions import auth_tables, ensure_default_roles
 from contentapi.auth.tokens import TokenHasher, ensure_admin_token
 from contentapi.config import Settings
@@ -24,6 +26,7 @@ from contentapi.db.sync import SyncReport, sync_database
 from contentapi.db.tables import ContentTables, build_tables
 from contentapi.entries import EntryService
 from contentapi.entries.serialize import RestSerializer
+from contentapi.i18n.store import seed_locales
 from contentapi.query.parse import QueryLimits, QueryParser
 from contentapi.schema import Registry, load_registry
 from contentapi.upload.storage import StorageProvider, build_storage
@@ -71,7 +74,13 @@ class Runtime:
             echo=settings.log_sql,
             sqlite_busy_timeout=settings.sqlite_busy_timeout,
         )
-        entries = EntryService(registry, tables, database, locales=settings.locale_codes)
+        entries = EntryService(
+            registry,
+            tables,
+            database,
+            locales=settings.locale_codes,
+            passwords=PasswordHasher(settings.password_hash),
+        )
         limits = QueryLimits(
             default_limit=settings.rest_default_limit,
             max_limit=settings.rest_max_limit,
@@ -104,6 +113,14 @@ class Runtime:
             if self.settings.admin_token:
                 await ensure_admin_token(conn, self.token_hasher, self.settings.admin_token)
             await ensure_default_roles(conn, self.tables)
+            stored_locales = await seed_locales(conn, self.settings.locale_codes)
+            if stored_locales != self.settings.locale_codes:
+                log.warning(
+                    "the database's locales are %s (default first) but CONTENTAPI_LOCALES is %s:"
+                    " entry writes and locale reads follow CONTENTAPI_LOCALES; set it to match",
+                    ",".join(stored_locales),
+                    ",".join(self.settings.locale_codes),
+                )
             if not self.database.is_sqlite:
                 await install_auth_triggers(conn, auth_tables(self.tables))
                 await install_content_triggers(conn, list(self.tables.metadata.tables))

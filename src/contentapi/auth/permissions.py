@@ -44,9 +44,19 @@ PLUGIN_CONTROLLERS: dict[str, tuple[str, ...]] = {
     "role": ("createRole", "findOne", "find", "updateRole", "deleteRole"),
     "permissions": ("getPermissions",),
 }
+#: The plugins' sections of a role's permissions tree, in the order Strapi 4.25 shows them.
+#: ``content-type-builder`` and ``email`` have Content API routes in Strapi that contentapi
+#: does not serve (reading the models, sending mail); their actions are kept in the tree, and
+#: stored when a role enables them, so a role read, changed and read back here and in Strapi
+#: says the same (docs/strapi-migration.md).
 PLUGINS: dict[str, dict[str, tuple[str, ...]]] = {
-    PLUGIN: PLUGIN_CONTROLLERS,
+    "plugin::content-type-builder": {
+        "components": ("getComponents", "getComponent"),
+        "content-types": ("getContentTypes", "getContentType"),
+    },
+    "plugin::email": {"email": ("send",)},
     "plugin::upload": {"content-api": ("find", "findOne", "destroy", "upload")},
+    PLUGIN: PLUGIN_CONTROLLERS,
     "plugin::i18n": {"locales": ("listLocales",)},
 }
 #: Strapi's defaults: the public role may log in and register; authenticated users may call

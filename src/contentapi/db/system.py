@@ -15,6 +15,7 @@ __all__ = [
     "api_token_permissions",
     "api_tokens",
     "core_store",
+    "i18n_locales",
     "rate_limits",
     "system_metadata",
 ]
@@ -67,6 +68,18 @@ api_token_permission_links = Table(
     Column("api_token_permission_id", Integer),
     Column("api_token_id", Integer),
     Column("api_token_permission_order", Double),
+)
+
+i18n_locales = Table(
+    "i18n_locale",
+    system_metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(255)),
+    Column("code", String(255)),
+    Column("created_at", datetime_type()),
+    Column("updated_at", datetime_type()),
+    Column("created_by_id", Integer),
+    Column("updated_by_id", Integer),
 )
 
 rate_limits = Table(

@@ -18,7 +18,7 @@ from sqlalchemy import ColumnElement, Select, and_, bindparam, func, select
 from sqlalchemy.exc import DataError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from contentapi.auth.passwords import hash_password
+from contentapi.auth.passwords import PasswordHasher
 from contentapi.db.engine import Database
 from contentapi.db.tables import ContentTables
 from contentapi.entries.input import EntryWrite, ModelWrite, parse_entry_input
@@ -71,8 +71,11 @@ class EntryService:
         database: Database,
         *,
         locales: tuple[str, ...],
+        passwords: PasswordHasher | None = None,
     ) -> None:
         self.registry = registry
+        #: hashes password attributes (bcrypt by default, as Strapi: see ``auth.passwords``)
+        self.passwords = passwords or PasswordHasher()
         self.tables = tables
         self.database = database
         self.locales = locales
@@ -265,7 +268,7 @@ class EntryService:
         leaves an entry without ``publishedAt`` a draft (GraphQL's ``createX``)."""
         content_type = self.content_type(uid)
         write = self._parse(content_type, data, creating=True, publish=publish)
-        await _hash_passwords(write)
+        await _hash_passwords(write, self.passwords)
         async with self._writing(uid) as conn:
             entry_id = await self.writer.insert_row(conn, content_type, write)
             return await self._read_back_existing(conn, content_type, entry_id, query)
@@ -281,7 +284,7 @@ class EntryService:
                 raise NotFoundError()
             was_draft = state == "draft"
         write = self._parse(content_type, data, creating=False, was_draft=was_draft)
-        await _hash_passwords(write)
+        await _hash_passwords(write, self.passwords)
         query = query or ReadQuery()
         table = self.tables.entity(uid)
         columns = select_columns(content_type, query.fields)
@@ -326,7 +329,7 @@ class EntryService:
             locales=self.locales,
             copied=frozenset(attribute.name for attribute in shared),
         )
-        await _hash_passwords(write)
+        await _hash_passwords(write, self.passwords)
         table = self.tables.entity(uid)
         async with self._writing(uid) as conn:
             if not await self._lock_entry(conn, content_type, source_id):
@@ -408,7 +411,7 @@ class EntryService:
             write = self._parse(
                 content_type, payload, creating=existing is None, was_draft=was_draft
             )
-            await _hash_passwords(write)
+            await _hash_passwords(write, self.passwords)
             if existing is None:
                 entry_id = await self.writer.insert_row(conn, content_type, write)
             else:
@@ -493,11 +496,11 @@ class EntryService:
         return found
 
 
-async def _hash_passwords(write: ModelWrite) -> None:
+async def _hash_passwords(write: ModelWrite, hasher: PasswordHasher) -> None:
     """Hash password values in a worker thread: a slow hash must not stall the event loop."""
     for model_write in write.walk():
         for column, plain in model_write.passwords.items():
-            model_write.columns[column] = await asyncio.to_thread(hash_password, plain)
+            model_write.columns[column] = await asyncio.to_thread(hasher.hash, plain)
 
 
 @asynccontextmanager

@@ -1,15 +1,15 @@
-"""The i18n plugin's ``i18NLocale`` / ``i18NLocales`` queries over the configured locales.
+"""The i18n plugin's ``i18NLocale`` / ``i18NLocales`` queries over the database's locales.
 
-Locales are configuration (``CONTENTAPI_LOCALES``), not rows, so these two queries filter, sort
-and paginate the list in memory with the same operators the ``I18NLocaleFiltersInput`` type
-offers; everything else about them (types, names, pagination meta) is Strapi's.
+A database holds a handful of locales (Strapi's ``i18n_locale`` rows), so these two queries read
+them all and filter, sort and paginate the list in memory with the same operators the
+``I18NLocaleFiltersInput`` type offers; everything else about them (types, names, pagination
+meta) is Strapi's.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 from graphql import (
@@ -31,40 +31,21 @@ from contentapi.graphql.inputs import InputTypes, list_arguments
 from contentapi.graphql.plan import window
 from contentapi.graphql.scalars import DATETIME
 from contentapi.graphql.types import RESPONSE_COLLECTION_META
-from contentapi.values import format_datetime
+from contentapi.i18n.store import read_locales
 
 __all__ = ["I18nFields", "locale_records"]
 
-_LOCALE_NAMES = {
-    "en": "English (en)",
-    "fr": "French (fr)",
-    "de": "German (de)",
-    "es": "Spanish (es)",
-    "it": "Italian (it)",
-    "nl": "Dutch (nl)",
-    "pt": "Portuguese (pt)",
-    "ja": "Japanese (ja)",
-    "zh": "Chinese (zh)",
-    "ru": "Russian (ru)",
-    "pl": "Polish (pl)",
-    "sv": "Swedish (sv)",
-}
 FIND = "plugin::i18n.locale.find"
 FIND_ONE = "plugin::i18n.locale.findOne"
 
 
-def locale_records(codes: tuple[str, ...], started: datetime) -> list[dict[str, Any]]:
-    stamp = format_datetime(started)
-    return [
-        {
-            "id": index,
-            "name": _LOCALE_NAMES.get(code, code),
-            "code": code,
-            "createdAt": stamp,
-            "updatedAt": stamp,
-        }
-        for index, code in enumerate(codes, start=1)
-    ]
+async def locale_records(ctx: GraphQLContext) -> list[dict[str, Any]]:
+    """The database's locales (``i18n_locale``, as ``GET /api/i18n/locales`` reads them)."""
+    async with ctx.runtime.database.read() as conn:
+        return [
+            {key: value for key, value in row.items() if key != "isDefault"}
+            for row in await read_locales(conn)
+        ]
 
 
 _TESTS: dict[str, Callable[[Any, Any], bool]] = {
@@ -141,8 +122,7 @@ def _sorted(records: list[dict[str, Any]], sort: list[str]) -> list[dict[str, An
 class I18nFields:
     """``I18NLocale`` types and the two root queries."""
 
-    def __init__(self, inputs: InputTypes, codes: tuple[str, ...], amount_limit: int) -> None:
-        self.records = locale_records(codes, datetime.now(UTC))
+    def __init__(self, inputs: InputTypes, amount_limit: int) -> None:
         self.amount_limit = amount_limit
         string_filter = inputs.scalar_filter(GraphQLString)
         datetime_filter = inputs.scalar_filter(DATETIME)
@@ -200,14 +180,16 @@ class I18nFields:
     async def find_one(self, _parent: Any, info: GraphQLResolveInfo, id: Any = None) -> Any:
         ctx: GraphQLContext = info.context
         ctx.authorize(FIND_ONE)
-        found = next((r for r in self.records if str(r["id"]) == str(id)), None)
+        records = await locale_records(ctx)
+        found = next((r for r in records if str(r["id"]) == str(id)), None)
         return {"data": None if found is None else self._entity(found)}
 
     async def find(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: GraphQLContext = info.context
         ctx.authorize(FIND)
         bounds = window(args.get("pagination"), self.amount_limit)
-        records = [r for r in self.records if _matches(r, args.get("filters") or {})]
+        filters = args.get("filters") or {}
+        records = [r for r in await locale_records(ctx) if _matches(r, filters)]
         records = _sorted(records, list(args.get("sort") or []))
         total = len(records)
         page = records[bounds.start : bounds.start + bounds.limit]

@@ -77,7 +77,7 @@ class _Builder:
         self.locale_code = i18n_locale_code()
         self.users = UsersPermissionsFields(registry, self.types, limiter)
         self.upload = UploadFields(registry, self.types, upload)
-        self.i18n = I18nFields(self.inputs, options.locales, options.amount_limit)
+        self.i18n = I18nFields(self.inputs, options.amount_limit)
         self.types.morph_extras.append(self.i18n.locale)
 
     def _api_types(self) -> list[ContentType]:

@@ -24,6 +24,7 @@ from contentapi.query.ast import Comparison, OffsetPagination, ReadQuery
 from contentapi.runtime import Runtime
 from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import MediaAttribute
+from contentapi.upload.folders import api_upload_folder, file_in_folder
 from contentapi.upload.images import ImageError, inspect_image, renditions
 from contentapi.upload.sniff import sniff
 from contentapi.upload.storage import StorageProvider
@@ -174,12 +175,16 @@ class UploadService:
         try:
             rows = [await self._store(item, saved) for item in incoming]
             async with self.runtime.database.write() as conn:
+                # in Strapi's "API Uploads" media-library folder, as Strapi files them
+                folder_id, folder_path = await api_upload_folder(conn, self.runtime.tables)
                 ids = []
                 for row in rows:
+                    row["folder_path"] = folder_path
                     created = await conn.execute(
                         self.files.insert().values(row).returning(self.files.c.id)
                     )
                     ids.append(int(created.scalar_one()))
+                await file_in_folder(conn, self.runtime.tables, ids, folder_id)
                 if target is not None:
                     await self._attach(conn, target, ids, rows)
         except BaseException:

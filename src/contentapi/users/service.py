@@ -1,8 +1,8 @@
 """Users: sign-up, sign-in, password change, and the user records the routes answer with.
 
 Passwords are verified off the event loop and a missing user costs the same verification
-work as a wrong password, so response times do not reveal which accounts exist. Old bcrypt
-hashes (from a Strapi database) still verify and are upgraded to argon2 on the next login.
+work as a wrong password, so response times do not reveal which accounts exist. Strapi's
+bcrypt hashes verify and are kept as they are (``auth.passwords`` says when a sign-in rehashes).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from typing import Any
 from sqlalchemy import func, or_, select
 
 from contentapi.auth.jwt import issue_jwt
-from contentapi.auth.passwords import hash_password, needs_rehash, verify_password
 from contentapi.auth.permissions import role_id_of_type
 from contentapi.entries import EntryService
 from contentapi.entries.messages import MESSAGES, RequestError
@@ -52,6 +51,7 @@ class UsersService:
         self.runtime = runtime
         self.entries: EntryService = runtime.entries
         self.users = runtime.tables.entity(USER_UID)
+        self.passwords = runtime.entries.passwords
 
     def issue(self, user_id: int) -> str:
         assert self.runtime.jwt_secret is not None
@@ -89,8 +89,8 @@ class UsersService:
             raise ValidationError(f"Invalid parameters: {', '.join(extra)}")
         values = _required_strings(body, ("username", "email", "password"))
         email = values["email"].lower()
-        if await self._taken(email, values["username"], None):
-            raise ValidationError("Email or Username are already taken")
+        if await self._taken(email, values["username"], None):  # Strapi: an ApplicationError
+            raise RequestError("Email or Username are already taken")
         data = {
             "username": values["username"],
             "email": email,
@@ -106,7 +106,7 @@ class UsersService:
             # A concurrent sign-up took the address or name after the check above: the
             # columns' unique constraint refused this one; answer as the check would have.
             if await self._taken(email, values["username"], None):
-                raise ValidationError("Email or Username are already taken") from None
+                raise RequestError("Email or Username are already taken") from None
             raise
         return self.issue(int(created["id"])), created
 
@@ -122,15 +122,15 @@ class UsersService:
         async with self.runtime.database.read() as conn:
             row = (await conn.execute(statement.order_by(users.c.id).limit(1))).first()
         stored = row.password if row is not None else None
-        valid = await asyncio.to_thread(verify_password, values["password"], stored)
+        valid = await asyncio.to_thread(self.passwords.verify, values["password"], stored)
         if row is None or not valid:
             raise ValidationError("Invalid identifier or password")
         if row.blocked:
             raise ValidationError("Your account has been blocked by an administrator")
         if not row.confirmed:
             raise ValidationError("Your account email is not confirmed")
-        if stored and needs_rehash(stored):
-            rehashed = await asyncio.to_thread(hash_password, values["password"])
+        if stored and self.passwords.needs_rehash(values["password"], stored):
+            rehashed = await asyncio.to_thread(self.passwords.hash, values["password"])
             async with self.runtime.database.write() as conn:
                 await conn.execute(
                     users.update().where(users.c.id == row.id).values(password=rehashed)
@@ -148,7 +148,7 @@ class UsersService:
             stored = (
                 await conn.execute(select(self.users.c.password).where(self.users.c.id == user_id))
             ).scalar()
-        if not await asyncio.to_thread(verify_password, values["currentPassword"], stored):
+        if not await asyncio.to_thread(self.passwords.verify, values["currentPassword"], stored):
             raise ValidationError("The provided current password is invalid")
         if values["password"] != values["passwordConfirmation"]:
             raise ValidationError("Passwords do not match")

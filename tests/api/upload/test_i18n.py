@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
+from contentapi.db.system import core_store, i18n_locales
+from tests.conftest import ADMIN_TOKEN
+
+ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+
 
 async def test_locales_list(client, admin):
     response = await client.get("/api/i18n/locales", headers=admin)
@@ -11,6 +18,69 @@ async def test_locales_list(client, admin):
         ("fr", "French (fr)", False),
     ]
     assert set(locales[0]) == {"id", "name", "code", "createdAt", "updatedAt", "isDefault"}
+
+
+async def test_locales_are_the_tables_rows_and_the_configuration_only_seeds(
+    databases, start_app, caplog
+):
+    """Strapi's ``i18n_locale`` rows (ids, names, timestamps) and its default-locale setting are
+    served as they are; ``CONTENTAPI_LOCALES`` fills the table only when it is empty."""
+    url = await databases.new_url()
+    first = await start_app(database_url=url, locales="en,fr")
+    seeded = (await first.client.get("/api/i18n/locales", headers=ADMIN)).json()
+    assert [(loc["id"], loc["code"], loc["isDefault"]) for loc in seeded] == [
+        (1, "en", True),
+        (2, "fr", False),
+    ]
+    async with first.runtime.database.write() as conn:
+        await conn.execute(i18n_locales.delete().where(i18n_locales.c.code == "en"))
+        await conn.execute(
+            i18n_locales.insert().values(
+                id=7,
+                name="Deutsch",
+                code="de",
+                created_at=datetime(2024, 1, 2, 3, 4, 5, 678000),
+                updated_at=datetime(2024, 2, 3, 4, 5, 6, 789000),
+            )
+        )
+        await conn.execute(
+            core_store.update()
+            .where(core_store.c.key == "plugin_i18n_default_locale")
+            .values(value='"de"')
+        )
+    expected = [
+        {
+            "id": 2,
+            "name": "French (fr)",
+            "code": "fr",
+            "createdAt": seeded[1]["createdAt"],
+            "updatedAt": seeded[1]["updatedAt"],
+            "isDefault": False,
+        },
+        {
+            "id": 7,
+            "name": "Deutsch",
+            "code": "de",
+            "createdAt": "2024-01-02T03:04:05.678Z",
+            "updatedAt": "2024-02-03T04:05:06.789Z",
+            "isDefault": True,
+        },
+    ]
+    assert (await first.client.get("/api/i18n/locales", headers=ADMIN)).json() == expected
+    # a later start with other settings leaves the rows as they are
+    caplog.set_level("WARNING", logger="contentapi")
+    second = await start_app(database_url=url, locales="en,es")
+    # the configuration that writes and locale reads follow disagrees with the table: said so
+    assert "the database's locales are de,fr (default first) but CONTENTAPI_LOCALES is en,es" in (
+        caplog.text
+    )
+    assert (await second.client.get("/api/i18n/locales", headers=ADMIN)).json() == expected
+    query = '{ i18NLocales(sort: "id:desc") { data { id attributes { code name } } } }'
+    answer = await second.client.post("/graphql", json={"query": query}, headers=ADMIN)
+    assert answer.json()["data"]["i18NLocales"]["data"] == [
+        {"id": "7", "attributes": {"code": "de", "name": "Deutsch"}},
+        {"id": "2", "attributes": {"code": "fr", "name": "French (fr)"}},
+    ]
 
 
 async def test_localization_is_created_linked_and_shares_non_localized_fields(client, admin):

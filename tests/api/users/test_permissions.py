@@ -56,6 +56,53 @@ async def test_default_roles_and_their_permissions(client, admin):
     }
 
 
+#: The plugin sections of a role's tree as Strapi 4.25 answers ``GET .../roles/:id`` (the
+#: reference's answer, in its order), every action disabled.
+STRAPI_PLUGIN_SECTIONS = {
+    "plugin::content-type-builder": {
+        "components": ["getComponents", "getComponent"],
+        "content-types": ["getContentTypes", "getContentType"],
+    },
+    "plugin::email": {"email": ["send"]},
+    "plugin::upload": {"content-api": ["find", "findOne", "destroy", "upload"]},
+    PLUGIN: {
+        "auth": [
+            "callback",
+            "changePassword",
+            "resetPassword",
+            "connect",
+            "forgotPassword",
+            "register",
+            "emailConfirmation",
+            "sendEmailConfirmation",
+        ],
+        "user": ["create", "update", "find", "findOne", "count", "destroy", "me"],
+        "role": ["createRole", "findOne", "find", "updateRole", "deleteRole"],
+        "permissions": ["getPermissions"],
+    },
+    "plugin::i18n": {"locales": ["listLocales"]},
+}
+
+
+async def test_the_tree_has_strapis_plugin_sections_and_keeps_their_grants(client, admin):
+    role = await _role(client, admin, "authenticated")
+    plugins = {
+        section: {name: list(actions) for name, actions in value["controllers"].items()}
+        for section, value in role["permissions"].items()
+        if section.startswith("plugin::")
+    }
+    assert plugins == STRAPI_PLUGIN_SECTIONS
+    assert list(plugins) == list(STRAPI_PLUGIN_SECTIONS)  # and in Strapi's order
+    await _set(client, admin, role, "plugin::email", "email", "send", True)
+    await _set(
+        client, admin, role, "plugin::content-type-builder", "components", "getComponent", True
+    )
+    again = (await _role(client, admin, "authenticated"))["permissions"]
+    assert again["plugin::email"]["controllers"]["email"]["send"]["enabled"]
+    builder = again["plugin::content-type-builder"]["controllers"]["components"]
+    assert builder["getComponent"]["enabled"] and not builder["getComponents"]["enabled"]
+
+
 async def test_granting_and_revoking_find_applies_to_the_next_request(client, admin):
     await client.post("/api/articles", json={"data": {"title": "Visible"}}, headers=admin)
     assert (await client.get("/api/articles")).status_code == 403
