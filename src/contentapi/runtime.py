@@ -67,6 +67,7 @@ class Runtime:
             settings.database_url,
             echo=settings.log_sql,
             sqlite_busy_timeout=settings.sqlite_busy_timeout,
+            statement_timeout=settings.statement_timeout,
         )
         entries = EntryService(registry, tables, database, locales=settings.locale_codes)
         limits = QueryLimits(
