@@ -76,9 +76,7 @@ class Database:
                 # SQLAlchemy's and the kept statements run on asyncpg directly (driver.py).
                 # A statement cancelled by it (SQLSTATE 57014) answers 503 (db/outage.py).
                 milliseconds = str(max(1, round(statement_timeout * 1000)))
-                options["connect_args"] = {
-                    "server_settings": {"statement_timeout": milliseconds}
-                }
+                options["connect_args"] = {"server_settings": {"statement_timeout": milliseconds}}
         self.engine: AsyncEngine = create_async_engine(url, **options)
         #: called after every committed write transaction (the entry service's list totals)
         self.after_write: list[Callable[[], None]] = []

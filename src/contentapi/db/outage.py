@@ -1,7 +1,8 @@
 """Which database failures mean "the database is unavailable" rather than "this request is bad".
 
 A server that refuses connections, a connection dropped under a statement, a PostgreSQL
-shutting down or out of connection slots, a statement cancelled by the statement timeout, a pool with no connection to hand out, a SQLite
+shutting down or out of connection slots, a statement cancelled by the statement timeout, a
+pool with no connection to hand out, a SQLite
 database still locked when the busy timeout ends: none is the client's fault nor a bug, and a
 retry may well succeed, so ``Database.read()``/``write()`` turn them into
 ``ServiceUnavailableError`` (503 with ``Retry-After``). Everything else passes through as it

@@ -74,9 +74,7 @@ async def test_a_statement_past_the_timeout_answers_503(postgres_only, databases
     assert [item["attributes"]["title"] for item in listed.json()["data"]] == ["Before"]
 
 
-async def test_a_slow_query_on_the_servers_engine_is_cancelled(
-    postgres_only, databases, start_app
-):
+async def test_a_slow_query_on_the_servers_engine_is_cancelled(postgres_only, databases, start_app):
     handle = await start_app(database_url=await databases.new_url(), statement_timeout=0.2)
     database = handle.runtime.database
     with pytest.raises(ServiceUnavailableError):
