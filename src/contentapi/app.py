@@ -16,6 +16,7 @@ from contentapi.extensions import load_extensions
 from contentapi.graphql import build_graphql
 from contentapi.i18n.routes import build_i18n_router
 from contentapi.rest.errors import CatchAllMiddleware, install_error_handlers
+from contentapi.rest.limits import RequestLimitsMiddleware
 from contentapi.rest.router import build_content_router
 from contentapi.rest.security_headers import SecurityHeadersMiddleware
 from contentapi.runtime import Runtime
@@ -69,6 +70,15 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
         app.include_router(build_graphql(runtime, extensions))
     settings.uploads_dir.mkdir(parents=True, exist_ok=True)
     app.mount("/uploads", UploadsStatic(directory=settings.uploads_dir), name="uploads")
+    # Innermost: its answers get the CORS and security headers; what its ``receive`` raises
+    # reaches the routes' error handlers.
+    app.add_middleware(
+        RequestLimitsMiddleware,
+        body_limit=settings.body_limit,
+        # the upload routes (REST and GraphQL) count their own, at most this
+        multipart_limit=settings.upload_max_size + 1024 * 1024,
+        query_string_limit=settings.query_string_limit,
+    )
     origins = [origin.strip() for origin in settings.cors_origins.split(",") if origin.strip()]
     app.add_middleware(
         CORSMiddleware,

@@ -55,7 +55,8 @@ class Settings(BaseSettings):
     #: seconds a PostgreSQL statement may run before it is cancelled and the request answers
     #: 503 (0: no limit); SQLite has no statement timeout
     statement_timeout: float = 30
-    #: bytes of a JSON request body (REST, users-permissions, GraphQL); more is 413
+    #: bytes of a JSON request body (REST, users-permissions, GraphQL; Strapi's ``jsonLimit``
+    #: default); more is 413
     body_limit: int = 1024 * 1024
     #: bytes of a request's query string; more is 414
     query_string_limit: int = 64 * 1024
