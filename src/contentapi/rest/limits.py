@@ -62,7 +62,8 @@ class RequestLimitsMiddleware:
 
     @staticmethod
     async def _refuse(error: ApplicationError, scope: Scope, receive: Receive, send: Send) -> None:
-        # The connection is closed after the answer: the unread body must not be taken for
-        # the next request.
-        response = error_response(error, headers={"Connection": "close"})
+        # The unread body is the server's to skip (uvicorn discards what arrives after the
+        # answer, by its Content-Length): closing now would reset a client still sending it
+        # before it reads the answer.
+        response = error_response(error)
         await response(scope, receive, send)
