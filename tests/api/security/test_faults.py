@@ -100,7 +100,9 @@ async def test_a_database_restart_under_load_loses_nothing_and_answers_503(clust
     statuses = load.statuses()
     FIGURES["database restart"] = (
         f"{len(load.answers)} requests, {len(load.acknowledged)} writes acknowledged, "
-        f"acknowledged lost {len(lost)}, answers by status {dict(sorted(statuses.items()))}, "
+        f"acknowledged lost {len(lost)}, "
+        f"stored though answered 503 {len(stored - load.acknowledged)}, "
+        f"answers by status {dict(sorted(statuses.items()))}, "
         f"healthy {', '.join(f'{s:.2f}' for s in healthy_after)} s after the database was back "
         "(fast, immediate)"
     )
