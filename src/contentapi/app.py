@@ -18,6 +18,7 @@ from contentapi.health import build_health_router
 from contentapi.i18n.routes import build_i18n_router
 from contentapi.openapi import build_documentation_router
 from contentapi.rest.errors import CatchAllMiddleware, install_error_handlers
+from contentapi.rest.limits import RequestLimitsMiddleware
 from contentapi.rest.router import build_content_router
 from contentapi.rest.security_headers import SecurityHeadersMiddleware
 from contentapi.runtime import Runtime
@@ -75,6 +76,15 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     if settings.upload_provider == "local":  # S3 objects are served by their bucket (or CDN)
         settings.uploads_dir.mkdir(parents=True, exist_ok=True)
         app.mount("/uploads", UploadsStatic(directory=settings.uploads_dir), name="uploads")
+    # Innermost: its answers get the CORS and security headers; what its ``receive`` raises
+    # reaches the routes' error handlers.
+    app.add_middleware(
+        RequestLimitsMiddleware,
+        body_limit=settings.body_limit,
+        # the upload routes (REST and GraphQL) count their own, at most this
+        multipart_limit=settings.upload_max_size + 1024 * 1024,
+        query_string_limit=settings.query_string_limit,
+    )
     origins = [origin.strip() for origin in settings.cors_origins.split(",") if origin.strip()]
     app.add_middleware(
         CORSMiddleware,

@@ -56,6 +56,14 @@ class Settings(BaseSettings):
     database_listen_url: str | None = None
     #: seconds a SQLite write waits for the database lock before answering 503
     sqlite_busy_timeout: float = 30
+    #: seconds a PostgreSQL statement may run before it is cancelled and the request answers
+    #: 503 (0: no limit); SQLite has no statement timeout
+    statement_timeout: float = 30
+    #: bytes of a JSON request body (REST, users-permissions, GraphQL; Strapi's ``jsonLimit``
+    #: default); more is 413
+    body_limit: int = 1024 * 1024
+    #: bytes of a request's query string; more is 414
+    query_string_limit: int = 64 * 1024
     content_types_dir: Path = Path("content-types")
     host: str = "127.0.0.1"
     port: int = 1337
@@ -122,6 +130,13 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
+
+    @field_validator("statement_timeout", "sqlite_busy_timeout", "body_limit", "query_string_limit")
+    @classmethod
+    def _not_negative(cls, value: float) -> float:
+        if value < 0:
+            raise ValueError("must be 0 or more")
+        return value
 
     @field_validator("jwt_expires_in")
     @classmethod

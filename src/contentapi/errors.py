@@ -22,6 +22,7 @@ __all__ = [
     "RateLimitError",
     "ServiceUnavailableError",
     "UnauthorizedError",
+    "UriTooLongError",
     "ValidationError",
 ]
 
@@ -137,6 +138,16 @@ class PayloadTooLargeError(ApplicationError):
     name = "PayloadTooLargeError"
 
     def __init__(self, message: str = "Payload Too Large", details: Any = None) -> None:
+        super().__init__(message, details)
+
+
+class UriTooLongError(ApplicationError):
+    """414: a query string over ``CONTENTAPI_QUERY_STRING_LIMIT`` (koa's name for it)."""
+
+    status = 414
+    name = "URITooLongError"
+
+    def __init__(self, message: str = "URI Too Long", details: Any = None) -> None:
         super().__init__(message, details)
 
 

@@ -73,6 +73,7 @@ class Runtime:
             settings.database_url,
             echo=settings.log_sql,
             sqlite_busy_timeout=settings.sqlite_busy_timeout,
+            statement_timeout=settings.statement_timeout,
         )
         entries = EntryService(
             registry,

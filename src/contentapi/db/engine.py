@@ -46,7 +46,14 @@ _SPECIAL_LOWER = {"\u0130": "i"}
 class Database:
     """One engine per process; ``read()`` and ``write()`` hand out connections in a transaction."""
 
-    def __init__(self, url: str, *, echo: bool = False, sqlite_busy_timeout: float = 30) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        echo: bool = False,
+        sqlite_busy_timeout: float = 30,
+        statement_timeout: float = 0,
+    ) -> None:
         parsed = make_url(url)
         self.dialect = parsed.get_backend_name()
         #: how long a SQLite statement waits for the database lock before failing (503)
@@ -64,6 +71,12 @@ class Database:
             # fails its statement once; SQLAlchemy then invalidates the whole pool, and
             # connections older than the recycle age are replaced before use.
             options["pool_recycle"] = 1800
+            if statement_timeout > 0:
+                # Set when each connection opens, so it holds for every statement on it —
+                # SQLAlchemy's and the kept statements run on asyncpg directly (driver.py).
+                # A statement cancelled by it (SQLSTATE 57014) answers 503 (db/outage.py).
+                milliseconds = str(max(1, round(statement_timeout * 1000)))
+                options["connect_args"] = {"server_settings": {"statement_timeout": milliseconds}}
         self.engine: AsyncEngine = create_async_engine(url, **options)
         #: called after every committed write transaction (the entry service's list totals)
         self.after_write: list[Callable[[], None]] = []

@@ -1,7 +1,8 @@
 """Which database failures mean "the database is unavailable" rather than "this request is bad".
 
 A server that refuses connections, a connection dropped under a statement, a PostgreSQL
-shutting down or out of connection slots, a pool with no connection to hand out, a SQLite
+shutting down or out of connection slots, a statement cancelled by the statement timeout, a
+pool with no connection to hand out, a SQLite
 database still locked when the busy timeout ends: none is the client's fault nor a bug, and a
 retry may well succeed, so ``Database.read()``/``write()`` turn them into
 ``ServiceUnavailableError`` (503 with ``Retry-After``). Everything else passes through as it
@@ -24,10 +25,11 @@ from sqlalchemy import exc as sa_exc
 __all__ = ["is_unavailable"]
 
 #: SQLSTATE classes and codes of an unavailable PostgreSQL: 08 connection exception, 53
-#: insufficient resources (too many connections, disk full), 57P01-57P04 admin/crash shutdown,
-#: cannot connect now, database dropped.
+#: insufficient resources (too many connections, disk full), 57014 a statement cancelled (by
+#: ``statement_timeout``: a runaway query, or one stuck behind a lock), 57P01-57P04
+#: admin/crash shutdown, cannot connect now, database dropped.
 _PG_CLASSES = ("08", "53")
-_PG_CODES = frozenset({"57P01", "57P02", "57P03", "57P04"})
+_PG_CODES = frozenset({"57014", "57P01", "57P02", "57P03", "57P04"})
 #: SQLite primary result codes: BUSY, LOCKED, IOERR, FULL, CANTOPEN.
 _SQLITE_CODES = frozenset({5, 6, 10, 13, 14})
 

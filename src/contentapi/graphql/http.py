@@ -29,8 +29,6 @@ from contentapi.upload.service import IncomingFile
 
 __all__ = ["build_graphql_router"]
 
-#: Strapi's JSON body limit (koa-body's default ``jsonLimit``).
-_JSON_LIMIT = 1024 * 1024
 _SPEC = "(https://github.com/jaydenseric/graphql-multipart-request-spec)"
 
 _PLAYGROUND = """<!DOCTYPE html>
@@ -68,8 +66,9 @@ async def _limited(stream: AsyncIterator[bytes], limit: int) -> AsyncGenerator[b
         yield chunk
 
 
-async def _json_body(request: Request) -> Any:
-    chunks = [chunk async for chunk in _limited(request.stream(), _JSON_LIMIT)]
+async def _json_body(request: Request, limit: int) -> Any:
+    """The JSON body, at most ``limit`` bytes (``CONTENTAPI_BODY_LIMIT``)."""
+    chunks = [chunk async for chunk in _limited(request.stream(), limit)]
     try:
         return orjson.loads(b"".join(chunks))
     except orjson.JSONDecodeError:
@@ -195,7 +194,9 @@ def build_graphql_router(runtime: Runtime, engine: Engine, planner: Planner) -> 
                 limit = settings.upload_max_size + 1024 * 1024
                 operations, form = await _multipart_body(request, limit)
                 return await run(request, operations, read_only=False)
-            return await run(request, await _json_body(request), read_only=False)
+            return await run(
+                request, await _json_body(request, settings.body_limit), read_only=False
+            )
         except _BadRequest as error:
             return _transport_error(error.message, error.status)
         finally:

@@ -9,21 +9,21 @@ from fastapi import Request
 
 from contentapi.errors import PayloadTooLargeError, ValidationError
 
-__all__ = ["JSON_BODY_LIMIT", "read_data", "read_json_object"]
-
-#: Strapi's koa-body ``jsonLimit`` default.
-JSON_BODY_LIMIT = 1024 * 1024
+__all__ = ["read_data", "read_json_object"]
 
 
 async def _read_limited(request: Request) -> bytes:
+    # ``rest/limits.py`` holds every JSON body to the limit already; a multipart body sent to
+    # a JSON route is held to it here.
+    limit: int = request.app.state.runtime.settings.body_limit
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > JSON_BODY_LIMIT:
+    if declared is not None and declared.isdigit() and int(declared) > limit:
         raise PayloadTooLargeError()
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
-        if size > JSON_BODY_LIMIT:
+        if size > limit:
             raise PayloadTooLargeError()
         chunks.append(chunk)
     return b"".join(chunks)

@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from contentapi.db.outage import is_unavailable
@@ -99,6 +100,10 @@ class CatchAllMiddleware:
 
         try:
             await self.app(scope, receive, tracking_send)
+        except ClientDisconnect:
+            # The client hung up while its body was being read (an upload cut short): there
+            # is nobody to answer, and nothing was written (every write comes after the body).
+            log.info("client disconnected during %s %s", scope.get("method"), scope.get("path"))
         except Exception as error:  # the net under everything: log it, answer without internals
             if started:
                 log.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))

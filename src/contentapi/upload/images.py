@@ -1,22 +1,40 @@
 """Image dimensions and Strapi's responsive formats, with Pillow.
 
 Formats (only those smaller than the original): ``thumbnail`` fits 245x156, then ``large``
-1000, ``medium`` 750 and ``small`` 500 (fit inside a square of that side). Decoding has a
-pixel cap, so a small file cannot expand into gigabytes ("decompression bomb").
+1000, ``medium`` 750 and ``small`` 500 (fit inside a square of that side).
+
+Decompression bombs: a file of a few hundred bytes may declare 100,000 x 100,000 pixels, and
+decoding it would take gigabytes. Pillow reads only the header when it opens a file (every
+format is opened lazily), so the size is checked right after ``open`` and before ``load``:
+more than ``MAX_PIXELS`` is refused without decoding a byte. (Pillow's own
+``MAX_IMAGE_PIXELS`` only warns between one and two times the cap; it is set too, as a second
+net for any other code path.)
 """
 
 from __future__ import annotations
 
 import io
+import warnings
 from dataclasses import dataclass
 from typing import BinaryIO
 
 from PIL import Image, UnidentifiedImageError
 
-__all__ = ["FORMATS", "ImageError", "ImageInfo", "Rendition", "inspect_image", "renditions"]
+__all__ = [
+    "FORMATS",
+    "MAX_PIXELS",
+    "ImageError",
+    "ImageInfo",
+    "ImageTooLargeError",
+    "Rendition",
+    "inspect_image",
+    "renditions",
+]
 
 MAX_PIXELS = 50_000_000
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
+# Between one and two times the cap Pillow only warns; ``inspect_image`` refuses those itself.
+warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
 FORMATS: tuple[tuple[str, int, int], ...] = (
     ("thumbnail", 245, 156),
     ("large", 1000, 1000),
@@ -27,6 +45,10 @@ FORMATS: tuple[tuple[str, int, int], ...] = (
 
 class ImageError(ValueError):
     """Not a decodable image (corrupt, truncated, or over the pixel cap)."""
+
+
+class ImageTooLargeError(ImageError):
+    """More pixels declared than ``MAX_PIXELS``: refused before decoding."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,19 +66,29 @@ class Rendition:
     data: bytes
 
 
+def _too_large(width: int, height: int) -> str:
+    return f"{width}x{height} pixels, more than the {MAX_PIXELS:,} pixels allowed"
+
+
 def inspect_image(source: BinaryIO) -> ImageInfo:
     """Decode the whole image once (``load``): a truncated or corrupt file fails here."""
     source.seek(0)
     try:
-        with Image.open(source) as image:
+        with Image.open(source) as image:  # the header only
+            width, height = image.size
+            if width * height > MAX_PIXELS:
+                raise ImageTooLargeError(_too_large(width, height))
             image.load()
-            return ImageInfo(image.width, image.height, image.format or "PNG")
+            return ImageInfo(width, height, image.format or "PNG")
+    except Image.DecompressionBombError as error:  # Pillow's check, at twice the cap
+        raise ImageTooLargeError(f"more than the {MAX_PIXELS:,} pixels allowed") from error
+    except ImageTooLargeError:
+        raise
     except (
         UnidentifiedImageError,
         OSError,
         SyntaxError,
         ValueError,
-        Image.DecompressionBombError,
     ) as error:
         raise ImageError(str(error)) from error
 

@@ -8,6 +8,7 @@ storage (the uploads folder or the S3 bucket: ``upload/storage.py``).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import secrets
@@ -25,7 +26,7 @@ from contentapi.runtime import Runtime
 from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import MediaAttribute
 from contentapi.upload.folders import api_upload_folder, file_in_folder
-from contentapi.upload.images import ImageError, inspect_image, renditions
+from contentapi.upload.images import ImageError, ImageTooLargeError, inspect_image, renditions
 from contentapi.upload.sniff import sniff
 from contentapi.upload.storage import StorageProvider
 from contentapi.values import entry_id_of
@@ -102,12 +103,15 @@ class UploadService:
         formats: dict[str, Any] | None = None
         pictures = []
         if kind.is_raster_image:
+            # Decoding and resizing take CPU time: off the event loop, which goes on serving.
             try:
-                info = inspect_image(incoming.source)
+                info = await asyncio.to_thread(inspect_image, incoming.source)
+            except ImageTooLargeError as error:
+                raise ValidationError(f"Image is too large: {error}") from error
             except ImageError as error:
                 raise ValidationError("File is not a valid image") from error
             width, height = info.width, info.height
-            pictures = renditions(incoming.source, info)
+            pictures = await asyncio.to_thread(renditions, incoming.source, info)
         key = f"{file_hash}{kind.ext}"
         size = await self.storage.save(key, incoming.source, self.max_size)
         saved.append(key)
