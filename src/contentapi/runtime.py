@@ -1,8 +1,9 @@
 """Runtime: the parts a running server shares, built from ``Settings`` and started once.
 
 ``Runtime.start()`` brings the database up to date (migrations, additive sync), then makes sure
-the server's secrets exist (API-token salt, JWT secret) and bootstraps
-``CONTENTAPI_ADMIN_TOKEN`` — all in one locked transaction, so several workers may start at once.
+the server's secrets exist (API-token salt, JWT secret), bootstraps ``CONTENTAPI_ADMIN_TOKEN``
+and stores the users-permissions plugin's default settings where missing — all in one locked
+transaction, so several workers may start at once.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from sqlalchemy import text
 
 from contentapi.auth.cache import CallerCache
 from contentapi.auth.permissions import auth_tables, ensure_default_roles
+from contentapi.auth.plugin_settings import ensure_plugin_settings
 from contentapi.auth.tokens import TokenHasher, ensure_admin_token
 from contentapi.config import Settings
 from contentapi.db.core_store import ensure_setting
@@ -24,6 +26,8 @@ from contentapi.db.sync import SyncReport, sync_database
 from contentapi.db.tables import ContentTables, build_tables
 from contentapi.entries import EntryService
 from contentapi.entries.serialize import RestSerializer
+from contentapi.mail.outbox import Outbox
+from contentapi.mail.provider import build_mail_provider
 from contentapi.query.parse import QueryLimits, QueryParser
 from contentapi.schema import Registry, load_registry
 
@@ -44,6 +48,8 @@ class Runtime:
     entries: EntryService
     query_parser: QueryParser
     serializer: RestSerializer
+    #: mail of the users-permissions flows, delivered after the request (``mail.outbox``)
+    outbox: Outbox
     token_hasher: TokenHasher | None = None
     jwt_secret: str | None = None
     sync_report: SyncReport = field(default_factory=SyncReport)
@@ -83,6 +89,7 @@ class Runtime:
             entries,
             QueryParser(registry, limits),
             RestSerializer(registry),
+            Outbox(build_mail_provider(settings)),
         )
 
     async def start(self) -> None:
@@ -100,6 +107,7 @@ class Runtime:
             if self.settings.admin_token:
                 await ensure_admin_token(conn, self.token_hasher, self.settings.admin_token)
             await ensure_default_roles(conn, self.tables)
+            await ensure_plugin_settings(conn)
             if not self.database.is_sqlite:
                 await install_auth_triggers(conn, auth_tables(self.tables))
                 await install_content_triggers(conn, list(self.tables.metadata.tables))
@@ -115,6 +123,7 @@ class Runtime:
         )
 
     async def stop(self) -> None:
+        await self.outbox.drain()
         if self.change_listener is not None:
             await self.change_listener.stop()
         await self.database.dispose()
