@@ -107,7 +107,8 @@ class SmtpServer:
             kwargs.update(
                 authenticator=self._authenticate,
                 auth_required=True,
-                auth_require_tls=tls is not None,
+                # aiosmtpd knows a STARTTLS session is encrypted, not an implicit-TLS one
+                auth_require_tls=tls is not None and not implicit_tls,
             )
         self.controller = Controller(
             self.handler,
