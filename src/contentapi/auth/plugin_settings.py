@@ -22,6 +22,7 @@ __all__ = [
     "ADVANCED_NAMES",
     "DEFAULT_TEMPLATES",
     "EMAIL_KEY",
+    "TEMPLATE_NAMES",
     "AdvancedSettings",
     "MailTemplate",
     "MailTemplates",
@@ -30,6 +31,7 @@ __all__ = [
     "read_advanced",
     "read_mail_templates",
     "write_advanced",
+    "write_mail_template",
 ]
 
 ADVANCED_KEY = "plugin_users-permissions_advanced"
@@ -215,3 +217,34 @@ async def read_mail_templates(conn: AsyncConnection) -> MailTemplates:
             options("email_confirmation"), DEFAULT_TEMPLATES.email_confirmation
         ),
     )
+
+
+TEMPLATE_NAMES = ("reset_password", "email_confirmation")
+
+
+async def write_mail_template(
+    conn: AsyncConnection, name: str, changes: dict[str, str]
+) -> MailTemplate:
+    """Change fields of one stored template: ``from_name``, ``from_email``,
+    ``response_email``, ``object`` (the subject), ``message``; its other keys are kept."""
+    if name not in TEMPLATE_NAMES:
+        raise ValueError(f"unknown template {name!r}: one of {', '.join(TEMPLATE_NAMES)}")
+    stored = await read_json(conn, EMAIL_KEY)
+    value = dict(stored) if isinstance(stored, dict) else dict(_DEFAULT_EMAIL_VALUE)
+    entry = dict(value.get(name) or _DEFAULT_EMAIL_VALUE[name])
+    options = dict(entry.get("options") or {})
+    sender = dict(options.get("from") or {})
+    for key, text in changes.items():
+        if key == "from_name":
+            sender["name"] = text
+        elif key == "from_email":
+            sender["email"] = text
+        elif key in ("response_email", "object", "message"):
+            options[key] = text
+        else:
+            raise ValueError(f"unknown template field {key!r}")
+    options["from"] = sender
+    entry["options"] = options
+    value[name] = entry
+    await write_json(conn, EMAIL_KEY, value)
+    return getattr(await read_mail_templates(conn), name)
