@@ -3,9 +3,9 @@
 ``me``, ``login``, ``register``, ``changePassword``, the e-mail flows (``forgotPassword``,
 ``resetPassword``, ``emailConfirmation``: the REST routes' services and answers), plus the
 plugin's replacements of Shadow CRUD mutations for users (``…UserEntityResponse!``) and roles
-(``{ok}`` payloads). Types and names are the plugin's. Sign-in, sign-up and the e-mail flows
-share REST's rate limits; like Strapi's resolvers (``auth: false``), the e-mail flows ask no
-permission.
+(``{ok}`` payloads). Types and names are the plugin's. Sign-in, sign-up and the password
+flows share REST's rate limits; like Strapi's resolvers (``auth: false``), the e-mail flows
+ask no permission.
 """
 
 from __future__ import annotations
@@ -266,7 +266,6 @@ class UsersPermissionsFields:
         self, _parent: Any, info: GraphQLResolveInfo, confirmation: str
     ) -> Any:
         ctx: GraphQLContext = info.context
-        await self._limit(info, "/api/auth/email-confirmation", {})
         code = confirmation_query({"confirmation": confirmation})
         user_id = await AccountMail(ctx.runtime).confirm(code)
         return await self._payload(ctx, UsersService(ctx.runtime).issue(user_id), user_id)

@@ -142,10 +142,11 @@ class UsersService:
         valid = await asyncio.to_thread(verify_password, values["password"], stored)
         if row is None or not valid:
             raise ValidationError("Invalid identifier or password")
-        async with self.runtime.database.read() as conn:
-            advanced = await read_advanced(conn)
-        if advanced.email_confirmation and not row.confirmed:
-            raise RequestError("Your account email is not confirmed")
+        if not row.confirmed:  # refused only while the plugin asks for confirmed addresses
+            async with self.runtime.database.read() as conn:
+                advanced = await read_advanced(conn)
+            if advanced.email_confirmation:
+                raise RequestError("Your account email is not confirmed")
         if row.blocked:
             raise ValidationError("Your account has been blocked by an administrator")
         if stored and needs_rehash(stored):
