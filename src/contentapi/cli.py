@@ -104,43 +104,27 @@ def serve(
     if reload:
         import uvicorn
 
+        from contentapi.worker import APP_FACTORY
+
         uvicorn.run(
             APP_FACTORY, factory=True, host=host, port=port, reload=True, proxy_headers=False
         )
         return
-    command = uvicorn_command(host, port, workers or default_workers())
+    command = serve_command(host, port, workers or default_workers())
     sys.stdout.flush()
     sys.stderr.flush()
-    # This process becomes uvicorn itself: its supervisor keeps none of the CLI's modules
-    # (typer, rich, the model checks: 18 MB) beside the workers, and signals reach it directly.
+    # This process becomes the server itself: it keeps none of the CLI's modules (typer, rich,
+    # the model checks: 18 MB) beside the workers, and signals reach it directly.
     os.execv(command[0], command)
 
 
-#: What every worker runs (``create_server_app``: ``create_app`` plus ``gc.freeze``).
-APP_FACTORY = "contentapi.app:create_server_app"
-
-
-def uvicorn_command(host: str, port: int, workers: int) -> list[str]:
-    """The uvicorn command line ``serve`` replaces itself with."""
-    return [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        APP_FACTORY,
-        "--factory",
-        "--host",
-        host,
-        "--port",
-        str(port),
-        "--workers",
-        str(workers),
-        "--log-level",
-        "info",
-        # Forwarded headers are the app's to read, from CONTENTAPI_TRUSTED_PROXIES only:
-        # uvicorn's default trusts them from 127.0.0.1, so any local client could pick the
-        # address the rate limit counts it under.
-        "--no-proxy-headers",
-    ]
+def serve_command(host: str, port: int, workers: int) -> list[str]:
+    """The command line ``serve`` replaces itself with: one worker (``contentapi.worker``)
+    or a supervisor keeping ``workers`` of them on one socket (``contentapi.supervisor``)."""
+    address = ["--host", host, "--port", str(port)]
+    if workers == 1:
+        return [sys.executable, "-m", "contentapi.worker", *address]
+    return [sys.executable, "-m", "contentapi.supervisor", *address, "--workers", str(workers)]
 
 
 @app.command()

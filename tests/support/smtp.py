@@ -122,7 +122,8 @@ class SmtpServer:
         if not isinstance(data, LoginPassword) or self.auth is None:
             return AuthResult(success=False, handled=False)
         given = (data.login.decode(), data.password.decode())
-        return AuthResult(success=given == self.auth)
+        # handled=False: aiosmtpd answers a refusal with 535 itself
+        return AuthResult(success=given == self.auth, handled=False)
 
     def start(self) -> SmtpServer:
         self.controller.start()

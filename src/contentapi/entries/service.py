@@ -282,12 +282,23 @@ class EntryService:
             was_draft = state == "draft"
         write = self._parse(content_type, data, creating=False, was_draft=was_draft)
         await _hash_passwords(write)
+        query = query or ReadQuery()
+        table = self.tables.entity(uid)
+        columns = select_columns(content_type, query.fields)
         async with self._writing(uid) as conn:
-            if not await self.writer.lock_and_update_row(conn, content_type, entry_id, write):
+            row = await self.writer.lock_and_update_row(
+                conn, content_type, entry_id, write, [table.c[column] for column, _ in columns]
+            )
+            if row is None:
                 raise NotFoundError()
             if content_type.localized:
                 await sync_non_localized(conn, self.tables, content_type, entry_id, write.columns)
-            return await self._read_back_existing(conn, content_type, entry_id, query)
+            # the answer: the row the UPDATE returned, populated once every write is done
+            entry = dict(zip([name for _, name in columns], row, strict=True))
+            await self.populator.run(
+                conn, content_type, [entry], query.populate, query.publication_state
+            )
+            return entry
 
     async def create_localization(
         self, uid: str, source_id: int, data: Any, query: ReadQuery | None = None

@@ -87,7 +87,7 @@ async def test_a_refused_login_is_logged_without_the_password_or_the_code(
     assert answer.json() == {"ok": True}, "the same answer: a delivery failure is no oracle"
     assert await delivered(handle, server) == []
     failures = [r for r in caplog.records if r.name == "contentapi.mail"]
-    assert failures and "not delivered" in failures[0].getMessage()
+    assert failures and "not delivered: SMTPAuthenticationError" in failures[0].getMessage()
     assert "alice@example.com" in failures[0].getMessage()
 
 

@@ -11,11 +11,12 @@ import os
 
 import httpx
 import pytest
+import uvicorn
 from starlette.requests import Request
 from starlette.responses import Response
 from typer.testing import CliRunner
 
-from contentapi import cli
+from contentapi import cli, worker
 from contentapi.config import Settings
 from tests.conftest import MODELS
 
@@ -80,6 +81,11 @@ def test_serve_leaves_forwarded_headers_to_the_app(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("CONTENTAPI_CONTENT_TYPES_DIR", str(MODELS))
     result = CliRunner().invoke(cli.app, ["serve", "--workers", "1"])
     assert result.exit_code == 0, result.output
+    assert captured and captured[0][1:3] == ["-m", "contentapi.worker"]
     # uvicorn's own default (proxy headers on) trusts X-Forwarded-For from 127.0.0.1.
-    assert captured and "--no-proxy-headers" in captured[0]
-    assert captured[0][captured[0].index("--workers") + 1] == "1"
+    configs: list[uvicorn.Config] = []
+    monkeypatch.setattr(
+        uvicorn.Server, "run", lambda server, sockets=None: configs.append(server.config)
+    )
+    worker.run_worker(host="127.0.0.1", port=1)
+    assert configs and configs[0].proxy_headers is False

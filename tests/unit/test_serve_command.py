@@ -1,0 +1,27 @@
+"""What ``contentapi serve`` becomes: one worker, or the supervisor of several."""
+
+from __future__ import annotations
+
+import sys
+
+from contentapi import cli
+
+
+def test_one_worker_is_the_server_itself():
+    command = cli.serve_command("0.0.0.0", 1337, 1)
+    assert command == [
+        sys.executable,
+        "-m",
+        "contentapi.worker",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        "1337",
+    ]
+
+
+def test_several_workers_run_under_the_supervisor():
+    command = cli.serve_command("127.0.0.1", 8080, 3)
+    assert command[1:3] == ["-m", "contentapi.supervisor"]
+    assert command[command.index("--workers") + 1] == "3"
+    assert command[command.index("--port") + 1] == "8080"
