@@ -1,4 +1,4 @@
-"""The ``contentapi`` command (CONTRACT §1): serve, migrate, check, tokens create."""
+"""The ``contentapi`` command (CONTRACT §1): serve, migrate, check, tokens create, settings."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Annotated, cast
 import typer
 from rich.console import Console
 
+from contentapi.cli_settings import settings_app
 from contentapi.config import Settings
 from contentapi.schema import ModelErrors, load_registry
 
@@ -19,6 +20,7 @@ __all__ = ["main"]
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__)
 tokens_app = typer.Typer(no_args_is_help=True, help="API tokens.")
 app.add_typer(tokens_app, name="tokens")
+app.add_typer(settings_app, name="settings")
 err = Console(stderr=True)
 
 

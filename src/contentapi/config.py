@@ -119,6 +119,23 @@ class Settings(BaseSettings):
     #: Serve ``/documentation`` (the OpenAPI document and its page); unset: on outside
     #: production, off in production.
     documentation: bool | None = None
+    #: ``smtp`` delivers mail; ``log`` writes it to the log instead (the whole mail, one-time
+    #: link included, only when ``env`` is ``development``; otherwise the body is withheld)
+    email_provider: Literal["log", "smtp"] = "log"
+    #: sender when a mail template names none (``"Name <address>"`` or an address)
+    email_from: str = "no-reply@localhost"
+    email_reply_to: str | None = None
+    smtp_host: str = "localhost"
+    #: default: 465 for ``tls``, 587 for ``starttls``, 25 for ``none``
+    smtp_port: int | None = None
+    #: ``starttls`` (upgrade a plain connection, required), ``tls`` (TLS from the first byte),
+    #: ``none`` (plain text: a relay on the same host only)
+    smtp_security: Literal["starttls", "tls", "none"] = "starttls"
+    smtp_username: str | None = None
+    smtp_password: SecretStr | None = None
+    #: PEM file of the certificate authorities to trust (a private CA); the system's by default
+    smtp_ca_file: Path | None = None
+    smtp_timeout: float = 10
 
     @classmethod
     def settings_customise_sources(
@@ -204,6 +221,10 @@ class Settings(BaseSettings):
     @property
     def auth_rate_limit_seconds(self) -> int:
         return max(1, int(parse_duration(self.auth_rate_limit_window).total_seconds()))
+
+    @property
+    def smtp_port_or_default(self) -> int:
+        return self.smtp_port or {"tls": 465, "starttls": 587, "none": 25}[self.smtp_security]
 
     @property
     def jwt_lifetime(self) -> timedelta:

@@ -2,7 +2,8 @@
 
 ``Runtime.start()`` brings the database up to date (migrations, additive sync), then makes sure
 the server's secrets exist (API-token salt, JWT secret), fills an empty locale table from
-``CONTENTAPI_LOCALES`` and bootstraps ``CONTENTAPI_ADMIN_TOKEN`` — all in one locked
+``CONTENTAPI_LOCALES``, bootstraps ``CONTENTAPI_ADMIN_TOKEN`` and stores the
+users-permissions plugin's default settings where missing — all in one locked
 transaction, so several workers may start at once.
 """
 
@@ -17,6 +18,7 @@ from sqlalchemy import text
 from contentapi.auth.cache import CallerCache
 from contentapi.auth.passwords import PasswordHasher
 from contentapi.auth.permissions import auth_tables, ensure_default_roles
+from contentapi.auth.plugin_settings import ensure_plugin_settings
 from contentapi.auth.tokens import TokenHasher, ensure_admin_token
 from contentapi.config import Settings
 from contentapi.db.core_store import ensure_setting
@@ -27,6 +29,8 @@ from contentapi.db.tables import ContentTables, build_tables
 from contentapi.entries import EntryService
 from contentapi.entries.serialize import RestSerializer
 from contentapi.i18n.store import seed_locales
+from contentapi.mail.outbox import Outbox
+from contentapi.mail.provider import build_mail_provider
 from contentapi.query.parse import QueryLimits, QueryParser
 from contentapi.schema import Registry, load_registry
 from contentapi.upload.storage import StorageProvider, build_storage
@@ -50,6 +54,8 @@ class Runtime:
     serializer: RestSerializer
     #: where uploaded files are stored (``CONTENTAPI_UPLOAD_PROVIDER``)
     storage: StorageProvider
+    #: mail of the users-permissions flows, delivered after the request (``mail.outbox``)
+    outbox: Outbox
     token_hasher: TokenHasher | None = None
     jwt_secret: str | None = None
     sync_report: SyncReport = field(default_factory=SyncReport)
@@ -97,6 +103,7 @@ class Runtime:
             QueryParser(registry, limits),
             RestSerializer(registry),
             build_storage(settings),
+            Outbox(build_mail_provider(settings)),
         )
 
     async def start(self) -> None:
@@ -122,6 +129,7 @@ class Runtime:
                     ",".join(stored_locales),
                     ",".join(self.settings.locale_codes),
                 )
+            await ensure_plugin_settings(conn)
             if not self.database.is_sqlite:
                 await install_auth_triggers(conn, auth_tables(self.tables))
                 await install_content_triggers(conn, list(self.tables.metadata.tables))
@@ -139,6 +147,7 @@ class Runtime:
         )
 
     async def stop(self) -> None:
+        await self.outbox.drain()
         if self.change_listener is not None:
             await self.change_listener.stop()
         await self.database.dispose()

@@ -1,9 +1,11 @@
 """The users-permissions plugin's GraphQL operations, over the same services as its REST routes.
 
-``me``, ``login``, ``register``, ``changePassword`` (and the e-mail flows, which answer a clear
-error until e-mail exists), plus the plugin's replacements of Shadow CRUD mutations for users
-(``…UserEntityResponse!``) and roles (``{ok}`` payloads). Types and names are the plugin's.
-Sign-in and sign-up share REST's rate limits.
+``me``, ``login``, ``register``, ``changePassword``, the e-mail flows (``forgotPassword``,
+``resetPassword``, ``emailConfirmation``: the REST routes' services and answers), plus the
+plugin's replacements of Shadow CRUD mutations for users (``…UserEntityResponse!``) and roles
+(``{ok}`` payloads). Types and names are the plugin's. Sign-in, sign-up and the password
+flows share REST's rate limits; like Strapi's resolvers (``auth: false``), the e-mail flows
+ask no permission.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from graphql import (
 
 from contentapi.auth.permissions import PLUGIN
 from contentapi.auth.ratelimit import RateLimiter, accounts_of
-from contentapi.errors import ApplicationError, ForbiddenError, NotFoundError, ValidationError
+from contentapi.errors import ForbiddenError, NotFoundError, ValidationError
 from contentapi.graphql.context import GraphQLContext
 from contentapi.graphql.crud import ContentTypeResolvers, entry_id, input_data
 from contentapi.graphql.errors import PlainResolverError
@@ -34,6 +36,12 @@ from contentapi.graphql.types import OutputTypes
 from contentapi.query.ast import ReadQuery, RelationPopulate
 from contentapi.schema.builtin import ROLE_UID, USER_UID
 from contentapi.schema.registry import Registry
+from contentapi.users.account_mail import AccountMail
+from contentapi.users.auth_bodies import (
+    confirmation_query,
+    forgot_password_body,
+    reset_password_body,
+)
 from contentapi.users.roles import RolesService
 from contentapi.users.service import UsersService
 from contentapi.users.validation import validate_create_body
@@ -180,7 +188,7 @@ class UsersPermissionsFields:
             "forgotPassword": GraphQLField(
                 _PASSWORD_PAYLOAD,
                 args={"email": GraphQLArgument(string)},
-                resolve=self.not_available,
+                resolve=self.forgot_password,
             ),
             "resetPassword": GraphQLField(
                 _LOGIN_PAYLOAD,
@@ -189,7 +197,7 @@ class UsersPermissionsFields:
                     "passwordConfirmation": GraphQLArgument(string),
                     "code": GraphQLArgument(string),
                 },
-                resolve=self.not_available,
+                resolve=self.reset_password,
             ),
             "changePassword": GraphQLField(
                 _LOGIN_PAYLOAD,
@@ -203,7 +211,7 @@ class UsersPermissionsFields:
             "emailConfirmation": GraphQLField(
                 _LOGIN_PAYLOAD,
                 args={"confirmation": GraphQLArgument(string)},
-                resolve=self.not_available,
+                resolve=self.email_confirmation,
             ),
         }
 
@@ -235,16 +243,32 @@ class UsersPermissionsFields:
         jwt, _ = await UsersService(ctx.runtime).change_password(ctx.actor.user_id, args)
         return await self._payload(ctx, jwt, ctx.actor.user_id)
 
-    async def _payload(self, ctx: GraphQLContext, jwt: str, user_id: int) -> dict[str, Any]:
+    async def _payload(self, ctx: GraphQLContext, jwt: str | None, user_id: int) -> dict[str, Any]:
         query = ReadQuery(populate={"role": RelationPopulate()})
         user = await UsersService(ctx.runtime).user(user_id, query)
         assert user is not None
         return {"jwt": jwt, "user": _me_value(user)}
 
-    async def not_available(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
-        raise ApplicationError(
-            f"{info.field_name} is not available: contentapi has no e-mail provider yet"
-        )
+    async def forgot_password(self, _parent: Any, info: GraphQLResolveInfo, email: str) -> Any:
+        ctx: GraphQLContext = info.context
+        body = {"email": email}
+        await self._limit(info, "/api/auth/forgot-password", body)
+        await AccountMail(ctx.runtime).forgot_password(forgot_password_body(body))
+        return {"ok": True}
+
+    async def reset_password(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
+        ctx: GraphQLContext = info.context
+        await self._limit(info, "/api/auth/reset-password", {})
+        user_id = await AccountMail(ctx.runtime).reset_password(*reset_password_body(args))
+        return await self._payload(ctx, UsersService(ctx.runtime).issue(user_id), user_id)
+
+    async def email_confirmation(
+        self, _parent: Any, info: GraphQLResolveInfo, confirmation: str
+    ) -> Any:
+        ctx: GraphQLContext = info.context
+        code = confirmation_query({"confirmation": confirmation})
+        user_id = await AccountMail(ctx.runtime).confirm(code)
+        return await self._payload(ctx, UsersService(ctx.runtime).issue(user_id), user_id)
 
     # ------------------------------------------------------------ user and role CRUD
 

@@ -2,7 +2,9 @@
 
 Bodies are plain JSON objects (no ``data`` envelope); users are answered as plain objects and
 the users list as a plain array. Every route asks the one permission check for its plugin
-action (``plugin::users-permissions.<controller>.<action>``); ``/api/auth/*`` is throttled.
+action (``plugin::users-permissions.<controller>.<action>``); ``/api/auth/*`` is throttled but
+``email-confirmation``, as in Strapi (a 256-bit code cannot be guessed), and, unlike Strapi,
+``send-email-confirmation`` too: it sends mail.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 
 from contentapi.auth.actor import Actor, may
 from contentapi.auth.deps import require
@@ -23,6 +25,13 @@ from contentapi.rest.handlers import parse_entry_id, query_params
 from contentapi.rest.responses import OrjsonResponse
 from contentapi.runtime import Runtime
 from contentapi.schema.builtin import USER_UID
+from contentapi.users.account_mail import AccountMail
+from contentapi.users.auth_bodies import (
+    confirmation_query,
+    forgot_password_body,
+    reset_password_body,
+    send_confirmation_body,
+)
 from contentapi.users.roles import RolesService
 from contentapi.users.service import UsersService
 from contentapi.users.validation import validate_create_body
@@ -65,13 +74,16 @@ def _user(request: Request, entry: dict[str, Any]) -> dict[str, Any]:
 def build_users_router(runtime: Runtime) -> APIRouter:
     router = APIRouter(prefix="/api")
     users = UsersService(runtime)
+    mail = AccountMail(runtime)
     roles = RolesService(runtime)
     settings = runtime.settings
     limiter = RateLimiter(
         runtime.database, settings.auth_rate_limit_max, settings.auth_rate_limit_seconds
     )
 
-    async def auth_answer(request: Request, jwt: str, user: dict[str, Any]) -> Response:
+    async def auth_answer(request: Request, jwt: str | None, user: dict[str, Any]) -> Response:
+        if jwt is None:  # a sign-up that must confirm its address first
+            return OrjsonResponse({"user": _user(request, user)})
         return OrjsonResponse({"jwt": jwt, "user": _user(request, user)})
 
     # ---------------------------------------------------------------- auth
@@ -98,6 +110,44 @@ def build_users_router(runtime: Runtime) -> APIRouter:
         body = await read_json_object(request)
         await limiter.hit(request.url.path, _client_ip(request), accounts_of(body))
         return await auth_answer(request, *await users.change_password(actor.user_id, body))
+
+    @router.post("/auth/forgot-password")
+    async def forgot_password(request: Request) -> Response:
+        await require(request, f"{PLUGIN}.auth.forgotPassword")
+        body = await read_json_object(request)
+        await limiter.hit(request.url.path, _client_ip(request), accounts_of(body))
+        await mail.forgot_password(forgot_password_body(body))
+        return OrjsonResponse({"ok": True})
+
+    @router.post("/auth/reset-password")
+    async def reset_password(request: Request) -> Response:
+        await require(request, f"{PLUGIN}.auth.resetPassword")
+        body = await read_json_object(request)
+        await limiter.hit(request.url.path, _client_ip(request), accounts_of(body))
+        user_id = await mail.reset_password(*reset_password_body(body))
+        return await auth_answer(request, users.issue(user_id), await _read_user(user_id))
+
+    @router.get("/auth/email-confirmation")
+    async def email_confirmation(request: Request) -> Response:
+        await require(request, f"{PLUGIN}.auth.emailConfirmation")
+        params = request.query_params
+        values = params.getlist("confirmation")
+        query = {"confirmation": values if len(values) > 1 else params.get("confirmation")}
+        await mail.confirm(confirmation_query(query))
+        return RedirectResponse(await mail.confirmation_redirect(), status_code=302)
+
+    @router.post("/auth/send-email-confirmation")
+    async def send_email_confirmation(request: Request) -> Response:
+        await require(request, f"{PLUGIN}.auth.sendEmailConfirmation")
+        body = await read_json_object(request)
+        await limiter.hit(request.url.path, _client_ip(request), accounts_of(body))
+        return OrjsonResponse(await mail.resend_confirmation(send_confirmation_body(body)))
+
+    async def _read_user(user_id: int) -> dict[str, Any]:
+        user = await users.user(user_id)
+        if user is None:  # deleted between the write and this read
+            raise NotFoundError("User not found")
+        return user
 
     # ---------------------------------------------------------------- users
 

@@ -15,12 +15,14 @@ from sqlalchemy import func, or_, select
 
 from contentapi.auth.jwt import issue_jwt
 from contentapi.auth.permissions import role_id_of_type
+from contentapi.auth.plugin_settings import read_advanced
 from contentapi.entries import EntryService
 from contentapi.entries.messages import MESSAGES, RequestError
 from contentapi.errors import FieldError, NotFoundError, ValidationError
 from contentapi.query.ast import ReadQuery
 from contentapi.runtime import Runtime
 from contentapi.schema.builtin import USER_UID
+from contentapi.users.account_mail import AccountMail
 
 __all__ = ["UsersService"]
 
@@ -75,19 +77,31 @@ class UsersService:
             return (await conn.execute(statement.limit(1))).first() is not None
 
     async def default_role(self) -> int:
+        """The role of type ``default_role`` (the plugin's advanced settings)."""
         async with self.runtime.database.read() as conn:
-            role_id = await role_id_of_type(conn, self.runtime.tables, "authenticated")
-        assert role_id is not None
+            advanced = await read_advanced(conn)
+            role_id = await role_id_of_type(conn, self.runtime.tables, advanced.default_role)
+        if role_id is None:
+            raise RequestError("Impossible to find the default role")
         return role_id
 
     # ------------------------------------------------------------ flows
 
-    async def register(self, body: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-        """``POST /api/auth/local/register``: a confirmed user of the ``authenticated`` role."""
+    async def register(self, body: Mapping[str, Any]) -> tuple[str | None, dict[str, Any]]:
+        """``POST /api/auth/local/register``, as the plugin's advanced settings say: refused
+        unless ``allow_register``; the role of type ``default_role``; with
+        ``email_confirmation``, an unconfirmed user, the confirmation mail, and no JWT."""
+        async with self.runtime.database.read() as conn:
+            advanced = await read_advanced(conn)
+            role_id = await role_id_of_type(conn, self.runtime.tables, advanced.default_role)
+        if not advanced.allow_register:
+            raise RequestError("Register action is currently disabled")
         extra = sorted(set(body) - REGISTER_KEYS)
         if extra:  # role, confirmed, blocked, provider … are never settable by a visitor
             raise ValidationError(f"Invalid parameters: {', '.join(extra)}")
         values = _required_strings(body, ("username", "email", "password"))
+        if role_id is None:
+            raise RequestError("Impossible to find the default role")
         email = values["email"].lower()
         if await self._taken(email, values["username"], None):  # Strapi: an ApplicationError
             raise RequestError("Email or Username are already taken")
@@ -96,9 +110,9 @@ class UsersService:
             "email": email,
             "password": values["password"],
             "provider": "local",
-            "confirmed": True,
+            "confirmed": not advanced.email_confirmation,
             "blocked": False,
-            "role": await self.default_role(),
+            "role": role_id,
         }
         try:
             created = await self.entries.create(USER_UID, data)
@@ -108,6 +122,9 @@ class UsersService:
             if await self._taken(email, values["username"], None):
                 raise RequestError("Email or Username are already taken") from None
             raise
+        if advanced.email_confirmation:
+            await AccountMail(self.runtime).send_confirmation(int(created["id"]))
+            return None, created
         return self.issue(int(created["id"])), created
 
     async def login(self, body: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -125,10 +142,13 @@ class UsersService:
         valid = await asyncio.to_thread(self.passwords.verify, values["password"], stored)
         if row is None or not valid:
             raise ValidationError("Invalid identifier or password")
+        if not row.confirmed:  # refused only while the plugin asks for confirmed addresses
+            async with self.runtime.database.read() as conn:
+                advanced = await read_advanced(conn)
+            if advanced.email_confirmation:
+                raise RequestError("Your account email is not confirmed")
         if row.blocked:
             raise ValidationError("Your account has been blocked by an administrator")
-        if not row.confirmed:
-            raise ValidationError("Your account email is not confirmed")
         if stored and self.passwords.needs_rehash(values["password"], stored):
             rehashed = await asyncio.to_thread(self.passwords.hash, values["password"])
             async with self.runtime.database.write() as conn:

@@ -16,7 +16,7 @@ from contentapi.entries.input import valid_email
 from contentapi.entries.messages import MESSAGES, print_value
 from contentapi.errors import FieldError, ValidationError
 
-__all__ = ["validate_create_body"]
+__all__ = ["email_errors", "string_errors", "validate_create_body"]
 
 _REQUIRED = "{path} is a required field"
 
@@ -40,6 +40,25 @@ def _string(body: Mapping[str, Any], name: str, *, email: bool) -> list[FieldErr
     if not value:
         errors.append(FieldError((name,), _REQUIRED.format(path=name)))
     return errors
+
+
+def string_errors(body: Mapping[str, Any], name: str) -> list[FieldError]:
+    """``yup.string().required()``, strict: a type error, or ``is a required field``."""
+    value = body.get(name)
+    if value is not None and not isinstance(value, str):
+        return [FieldError((name,), _type_error(name, "string", value))]
+    if not value:
+        return [FieldError((name,), _REQUIRED.format(path=name))]
+    if "\x00" in value:  # PostgreSQL text cannot hold U+0000
+        return [FieldError((name,), MESSAGES["nul"].format(path=name))]
+    return []
+
+
+def email_errors(body: Mapping[str, Any], name: str) -> list[FieldError]:
+    """``yup.string().email().required()``, strict."""
+    if body.get(name) is None:
+        return [FieldError((name,), _REQUIRED.format(path=name))]
+    return _string(body, name, email=True)
 
 
 def _role(body: Mapping[str, Any]) -> list[FieldError]:

@@ -50,6 +50,7 @@ USER_ROUTES = [
     ("POST", "/api/auth/local", None),
     ("POST", "/api/auth/forgot-password", None),
     ("POST", "/api/auth/reset-password", None),
+    ("POST", "/api/auth/send-email-confirmation", None),
     ("POST", "/api/auth/change-password", "user"),
     ("POST", "/api/users", "admin"),
     ("PUT", "/api/users/{id}", "admin"),

@@ -1,0 +1,150 @@
+"""``contentapi settings``: the users-permissions plugin's settings, without an admin panel.
+
+Strapi changes them in its admin panel; these commands read and write the same rows
+(``strapi_core_store_settings``), so a running server — every instance — applies a change
+on the next request that needs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+__all__ = ["settings_app"]
+
+settings_app = typer.Typer(
+    no_args_is_help=True,
+    help="The users-permissions settings (sign-up, e-mail confirmation, mail templates).",
+)
+err = Console(stderr=True)
+T = TypeVar("T")
+
+
+def _with_database(work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+    """Start the runtime (migrations, default settings), run ``work`` in one transaction."""
+    from contentapi.cli import _check_models, _settings
+    from contentapi.runtime import Runtime
+
+    settings = _settings()
+    if _check_models(settings):
+        raise typer.Exit(1)
+
+    async def run() -> T:
+        runtime = Runtime.build(settings)
+        try:
+            await runtime.start()
+            async with runtime.database.write() as conn:
+                return await work(conn)
+        finally:
+            await runtime.stop()
+
+    return asyncio.run(run())
+
+
+@settings_app.command("show")
+def show() -> None:
+    """Print the advanced settings and the mail templates as JSON."""
+    from contentapi.auth.plugin_settings import read_advanced, read_mail_templates
+
+    async def read(conn: AsyncConnection) -> dict[str, Any]:
+        advanced = await read_advanced(conn)
+        templates = await read_mail_templates(conn)
+        return {
+            "advanced": advanced.to_json(),
+            "email": {
+                name: {
+                    "from_name": template.from_name,
+                    "from_email": template.from_email,
+                    "response_email": template.response_email,
+                    "object": template.object,
+                    "message": template.message,
+                }
+                for name, template in (
+                    ("reset_password", templates.reset_password),
+                    ("email_confirmation", templates.email_confirmation),
+                )
+            },
+        }
+
+    print(json.dumps(_with_database(read), indent=2, ensure_ascii=False))
+
+
+@settings_app.command("set")
+def set_advanced(
+    assignments: Annotated[
+        list[str],
+        typer.Argument(
+            help="NAME=VALUE pairs: unique_email, allow_register, email_confirmation (true or "
+            "false), email_reset_password, email_confirmation_redirection (a URL, or null), "
+            "default_role (a role type)"
+        ),
+    ],
+) -> None:
+    """Change advanced settings, e.g. ``email_confirmation=true``."""
+    from contentapi.auth.plugin_settings import parse_advanced_value, write_advanced
+
+    changes: dict[str, Any] = {}
+    for assignment in assignments:
+        name, sep, text = assignment.partition("=")
+        if not sep:
+            err.print(f"[red]{assignment!r} is not NAME=VALUE[/red]")
+            raise typer.Exit(2)
+        try:
+            changes[name.strip()] = parse_advanced_value(name.strip(), text)
+        except ValueError as error:
+            err.print(f"[red]{error}[/red]")
+            raise typer.Exit(2) from None
+
+    async def write(conn: AsyncConnection) -> dict[str, Any]:
+        return (await write_advanced(conn, changes)).to_json()
+
+    print(json.dumps(_with_database(write), indent=2))
+
+
+@settings_app.command("template")
+def set_template(
+    name: Annotated[str, typer.Argument(help="reset_password or email_confirmation")],
+    from_name: Annotated[str | None, typer.Option(help="Sender name")] = None,
+    from_email: Annotated[
+        str | None, typer.Option(help="Sender address ('' for CONTENTAPI_EMAIL_FROM)")
+    ] = None,
+    reply_to: Annotated[str | None, typer.Option(help="Reply-To address")] = None,
+    subject: Annotated[str | None, typer.Option(help="Subject (<%= USER.username %> …)")] = None,
+    message_file: Annotated[
+        Path | None, typer.Option(help="HTML body with <%= URL %>, <%= TOKEN %> or <%= CODE %>")
+    ] = None,
+) -> None:
+    """Change a mail template's sender, reply-to address, subject or body."""
+    from contentapi.auth.plugin_settings import TEMPLATE_NAMES, write_mail_template
+
+    if name not in TEMPLATE_NAMES:
+        err.print(f"[red]the template is one of {', '.join(TEMPLATE_NAMES)}[/red]")
+        raise typer.Exit(2)
+    changes = {
+        key: value
+        for key, value in (
+            ("from_name", from_name),
+            ("from_email", from_email),
+            ("response_email", reply_to),
+            ("object", subject),
+        )
+        if value is not None
+    }
+    if message_file is not None:
+        changes["message"] = message_file.read_text(encoding="utf-8")
+    if not changes:
+        err.print("[red]nothing to change: give at least one option[/red]")
+        raise typer.Exit(2)
+
+    async def write(conn: AsyncConnection) -> None:
+        await write_mail_template(conn, name, changes)
+
+    _with_database(write)
+    err.print(f"template {name} changed")

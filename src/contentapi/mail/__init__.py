@@ -1,0 +1,1 @@
+"""Outgoing mail: Strapi's templates rendered safely, and a provider chosen by configuration."""
