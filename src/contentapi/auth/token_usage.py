@@ -1,0 +1,76 @@
+"""``last_used_at`` of API tokens, kept cheaply.
+
+Strapi writes ``last_used_at`` on every request a token makes; here a worker stamps a token at
+most once per ``interval`` (a minute), in a task of its own after the request has its caller, so
+that a request never waits for the write and the hot read path runs no extra statement when no
+stamp is due (a dictionary look-up). The stamp is best effort: a database that is busy or away
+costs a log line, never a request. On PostgreSQL the write is marked quiet for the auth
+tables' trigger (``db/notify.py``), so stamping a token does not empty every worker's caller
+cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import time
+from datetime import UTC, datetime
+
+from sqlalchemy import text
+
+from contentapi.db.engine import Database
+from contentapi.db.notify import QUIET_SETTING
+from contentapi.db.system import api_tokens
+
+__all__ = ["TokenUsage"]
+
+log = logging.getLogger("contentapi")
+
+
+class TokenUsage:
+    """Per worker: when each token was last stamped, and the stamps under way."""
+
+    def __init__(self, database: Database, interval: float = 60.0) -> None:
+        self.database = database
+        self.interval = interval
+        self._stamped: dict[int, float] = {}
+        self._pending: set[asyncio.Task[None]] = set()
+
+    def used(self, token_id: int) -> None:
+        """Token ``token_id`` made a request: stamp it unless this worker did recently."""
+        now = time.monotonic()
+        last = self._stamped.get(token_id)
+        if last is not None and now - last < self.interval:
+            return
+        self._stamped[token_id] = now
+        # A context of its own: the request's statement counter must not see the stamp.
+        task = asyncio.get_running_loop().create_task(
+            self._stamp(token_id), context=contextvars.Context()
+        )
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def settle(self) -> None:
+        """Wait for the stamps under way (shutdown, tests)."""
+        while self._pending:
+            await asyncio.gather(*self._pending, return_exceptions=True)
+
+    async def _stamp(self, token_id: int) -> None:
+        now = datetime.now(UTC).replace(tzinfo=None)
+        try:
+            # Not ``Database.write()``: its after-write hooks forget the list totals, and a
+            # stamp changes no content.
+            async with self.database.engine.connect() as conn:
+                if self.database.is_sqlite:
+                    conn = await conn.execution_options(sqlite_begin="IMMEDIATE")
+                async with conn.begin():
+                    if not self.database.is_sqlite:
+                        await conn.execute(text(f"SET LOCAL {QUIET_SETTING} = 'on'"))
+                    await conn.execute(
+                        api_tokens.update()
+                        .where(api_tokens.c.id == token_id)
+                        .values(last_used_at=now)
+                    )
+        except Exception as error:  # best effort: the request was answered already
+            log.warning("could not record the use of API token %d: %s", token_id, error)
