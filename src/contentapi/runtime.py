@@ -121,7 +121,7 @@ class Runtime:
         )
 
     async def stop(self) -> None:
-        await self.token_usage.settle()
+        await self.token_usage.close()
         if self.change_listener is not None:
             await self.change_listener.stop()
         await self.database.dispose()

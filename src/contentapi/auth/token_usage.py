@@ -18,6 +18,8 @@ import time
 from datetime import UTC, datetime
 
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import NullPool
 
 from contentapi.db.engine import Database
 from contentapi.db.notify import QUIET_SETTING
@@ -36,6 +38,7 @@ class TokenUsage:
         self.interval = interval
         self._stamped: dict[int, float] = {}
         self._pending: set[asyncio.Task[None]] = set()
+        self._own_engine: AsyncEngine | None = None
 
     def used(self, token_id: int) -> None:
         """Token ``token_id`` made a request: stamp it unless this worker did recently."""
@@ -56,12 +59,30 @@ class TokenUsage:
         while self._pending:
             await asyncio.gather(*self._pending, return_exceptions=True)
 
+    def _engine(self) -> AsyncEngine:
+        """On PostgreSQL a connection of its own, opened per stamp (at most one a minute per
+        token): taken from the request pool, a stamp running beside a request would grow the
+        pool, and requests would then alternate between connections whose prepared statements
+        differ. SQLite's connections are local files: the request engine serves."""
+        if self.database.is_sqlite:
+            return self.database.engine
+        if self._own_engine is None:
+            self._own_engine = create_async_engine(self.database.engine.url, poolclass=NullPool)
+        return self._own_engine
+
+    async def close(self) -> None:
+        """Wait for the stamps under way, then close the stamps' own engine."""
+        await self.settle()
+        if self._own_engine is not None:
+            await self._own_engine.dispose()
+            self._own_engine = None
+
     async def _stamp(self, token_id: int) -> None:
         now = datetime.now(UTC).replace(tzinfo=None)
         try:
             # Not ``Database.write()``: its after-write hooks forget the list totals, and a
             # stamp changes no content.
-            async with self.database.engine.connect() as conn:
+            async with self._engine().connect() as conn:
                 if self.database.is_sqlite:
                     conn = await conn.execution_options(sqlite_begin="IMMEDIATE")
                 async with conn.begin():
