@@ -37,7 +37,7 @@ HELP = (
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP)
 tokens_app = typer.Typer(no_args_is_help=True, help="API tokens.")
 app.add_typer(tokens_app, name="tokens")
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -92,7 +92,7 @@ def _load_models(settings: Settings, *, quiet: bool = False) -> Registry | None:
 
 
 def _check_models(settings: Settings) -> int:
-    """Print every model problem; 1 when there was any."""
+    """Print every model problem (or that all are valid); 1 when there was any."""
     return 0 if _load_models(settings) is not None else 1
 
 
@@ -205,7 +205,7 @@ def migrate() -> None:
     from contentapi.runtime import Runtime
 
     settings = _settings()
-    if _check_models(settings):
+    if _load_models(settings, quiet=True) is None:
         raise typer.Exit(1)
     _database_reachable(settings)
 
@@ -236,7 +236,7 @@ def graphql_schema() -> None:
     from contentapi.runtime import Runtime
 
     settings = _settings()
-    if _check_models(settings):
+    if _load_models(settings, quiet=True) is None:
         raise typer.Exit(1)
     runtime = Runtime.build(settings)
     try:
@@ -259,7 +259,7 @@ class TokenTypeChoice(StrEnum):
 def _token_runtime(settings: Settings) -> Runtime:
     from contentapi.runtime import Runtime
 
-    if _check_models(settings):
+    if _load_models(settings, quiet=True) is None:
         raise typer.Exit(1)
     _database_reachable(settings)
     return Runtime.build(settings)
@@ -311,7 +311,7 @@ def tokens_create(
                     conn,
                     runtime.token_hasher,
                     name=name,
-                    token_type=cast(TokenType, token_type),
+                    token_type=cast("TokenType", token_type),
                     actions=actions,
                     description=description,
                 )
