@@ -268,7 +268,9 @@ def _compare(
     if ours.status != theirs.status:
         kind = f"status {ours.status} vs strapi {theirs.status}"
         if theirs.status == 500 and ours.status == 400:
-            return Verdict(False, kind, "on purpose: Strapi answers 500 to bad input; we answer 400")
+            return Verdict(
+                False, kind, "on purpose: Strapi answers 500 to bad input; we answer 400"
+            )
         if theirs.status == 200 and ours.status == 400:
             for tag, row in (
                 ("invalid:operator", "on purpose: an unknown filter operator is 400"),
@@ -281,7 +283,11 @@ def _compare(
                 # Strapi validates a populate's filters only when it has parent rows to
                 # populate; we validate the whole query before reading (a bad value is 400
                 # whatever the data). Listed in docs/diff-report.md.
-                return Verdict(False, kind, "beyond the listed differences: populate filters validated up front")
+                return Verdict(
+                    False,
+                    kind,
+                    "beyond the listed differences: populate filters validated up front",
+                )
         draft = isinstance(b, dict) and _is_draft(b.get("data") or {})
         if query.single and ours.status == 404 and theirs.status == 200 and draft:
             live = query.params.get("publicationState", "live") == "live"
@@ -311,7 +317,9 @@ def _compare(
                 total is not None and total > len(ids_b)
             )  # the default page (25) cuts too
             if paged and not _sort_is_total(query):
-                return Verdict(False, "page content", "on purpose: pages ordered by id under ties", "")
+                return Verdict(
+                    False, "page content", "on purpose: pages ordered by id under ties", ""
+                )
             detail = f"ours {ids_a[:8]} | strapi {ids_b[:8]}"
             return Verdict(False, "entries", "", detail)
         if meta_a != meta_b:
@@ -333,7 +341,9 @@ def _compare(
         # Strapi joins the related table for the sort and its column overwrites the entry's
         # own attribute of the same name (`sort=parent.description` answers the parent's
         # description as the category's).
-        return Verdict(False, kind, "on purpose: fields with a join (the join's column overwrites)", detail)
+        return Verdict(
+            False, kind, "on purpose: fields with a join (the join's column overwrites)", detail
+        )
     if ".attributes.size" in detail and any(
         name in detail for name in (".cover.", ".gallery.", ".file.", ".avatar.")
     ):
@@ -348,6 +358,9 @@ def _compare(
         ):
             # (also when Strapi adds a joined column to what is left: both rows at once)
             return Verdict(
-                False, kind, "on purpose: drafts left out of populated relations of a single read", detail
+                False,
+                kind,
+                "on purpose: drafts left out of populated relations of a single read",
+                detail,
             )
     return Verdict(False, kind, "", detail)

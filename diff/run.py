@@ -250,10 +250,10 @@ def write_report(results: dict[str, Any]) -> None:
         "- *upload: Strapi stores images re-encoded by sharp* — Strapi's upload plugin "
         "re-encodes images (`sizeOptimization`) and records the new size; contentapi stores "
         "the bytes it received. Not a query difference.",
-        "- *beyond the listed differences: populate filters validated up front* — Strapi checks the values of a "
-        "`populate[...][filters]` only when there are parent rows to populate (a bad date there "
-        "answers 200 on an empty page, 400 otherwise); contentapi validates the whole query "
-        "before reading, so a bad value is a 400 whatever the data.",
+        "- *beyond the listed differences: populate filters validated up front* — Strapi "
+        "checks the values of a `populate[...][filters]` only when there are parent rows to "
+        "populate (a bad date there answers 200 on an empty page, 400 otherwise); contentapi "
+        "validates the whole query before reading, so a bad value is a 400 whatever the data.",
         "",
         "What the generator does not cover yet: relations inside dynamic-zone components, "
         "`populate[x][count]`, `withCount`, media filters (400 by design), users and upload "

@@ -12,7 +12,7 @@ import ipaddress
 import re
 from datetime import timedelta
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import (
@@ -58,7 +58,7 @@ class Settings(BaseSettings):
     sqlite_busy_timeout: float = 30
     content_types_dir: Path = Path("content-types")
     host: str = "127.0.0.1"
-    port: int = Field(1337, ge=1, le=65535)
+    port: Annotated[int, Field(ge=1, le=65535)] = 1337
     env: Literal["development", "staging", "production"] = "development"
     public_url: str | None = None
     jwt_secret: str | None = None
