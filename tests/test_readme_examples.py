@@ -100,7 +100,7 @@ async def test_readme_examples_run_as_written(databases: Databases, tmp_path: Pa
         await asyncio.wait_for(server.wait(), timeout=30)
     # the start-up summary, then one ready line per worker
     said = log.read_text()
-    assert "contentapi 0.1.0 (development)" in said
+    assert "contentapi 0.1.0\n  environment:  development\n" in said
     assert f"database:     {database_url.split('+', 1)[0]}" in said
     assert "models:       content-types: 5 content types" in said
     assert "5 built-in types" in said

@@ -151,6 +151,8 @@ def serve(
     host, port = host or settings.host, port or settings.port
     if not 1 <= port <= 65535:
         raise _fail(f"--port must be between 1 and 65535, not {port}")
+    if workers is not None and workers < 1:
+        raise _fail(f"--workers must be at least 1, not {workers}")
     _database_reachable(settings)
     workers = 1 if reload else workers or default_workers()
     for line in summary_lines(settings, registry, host=host, port=port, workers=workers):

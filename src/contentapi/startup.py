@@ -26,7 +26,8 @@ def summary_lines(
     graphql = settings.graphql_endpoint if settings.graphql_enabled else "off"
     plural = "s" if workers != 1 else ""
     return [
-        f"contentapi {__version__} ({settings.env})",
+        f"contentapi {__version__}",
+        f"  environment:  {settings.env}",
         f"  database:     {redacted(settings.database_url)}",
         f"  models:       {settings.content_types_dir}: {len(own)} content types "
         f"({', '.join(sorted(ct.singular_name for ct in own)) or 'none'}), "

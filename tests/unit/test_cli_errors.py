@@ -114,6 +114,7 @@ def test_production_without_jwt_secret(cli, monkeypatch):
 
 def test_serve_refuses_an_out_of_range_port_option(cli):
     one_line_error(cli.invoke(app, ["serve", "--port", "70000"]), "--port must be between")
+    one_line_error(cli.invoke(app, ["serve", "--workers", "0"]), "--workers must be at least 1")
 
 
 # ---------------------------------------------------------------- database URLs

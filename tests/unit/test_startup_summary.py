@@ -24,7 +24,7 @@ def test_summary_hides_the_password_and_counts_built_in_types_apart():
     lines = summary_lines(settings, load_registry(MODELS), host="0.0.0.0", port=8080, workers=1)
     text = "\n".join(lines)
     assert "hunter2-secret" not in text
-    assert lines[0] == "contentapi 0.1.0 (staging)"
+    assert lines[:2] == ["contentapi 0.1.0", "  environment:  staging"]
     assert "  database:     postgresql+asyncpg://app:***@db.example:5433/content" in lines
     assert (
         f"  models:       {MODELS}: 5 content types (article, author, category, global, "
