@@ -29,6 +29,9 @@ __all__ = ["TokenUsage"]
 
 log = logging.getLogger("contentapi")
 
+#: seconds a stamp may take before it is given up
+TIMEOUT = 10.0
+
 
 class TokenUsage:
     """Per worker: when each token was last stamped, and the stamps under way."""
@@ -55,7 +58,7 @@ class TokenUsage:
         task.add_done_callback(self._pending.discard)
 
     async def settle(self) -> None:
-        """Wait for the stamps under way (shutdown, tests)."""
+        """Wait for the stamps under way (shutdown, tests); each gives up after ``TIMEOUT``."""
         while self._pending:
             await asyncio.gather(*self._pending, return_exceptions=True)
 
@@ -78,20 +81,23 @@ class TokenUsage:
             self._own_engine = None
 
     async def _stamp(self, token_id: int) -> None:
-        now = datetime.now(UTC).replace(tzinfo=None)
         try:
-            # Not ``Database.write()``: its after-write hooks forget the list totals, and a
-            # stamp changes no content.
-            async with self._engine().connect() as conn:
-                if self.database.is_sqlite:
-                    conn = await conn.execution_options(sqlite_begin="IMMEDIATE")
-                async with conn.begin():
-                    if not self.database.is_sqlite:
-                        await conn.execute(text(f"SET LOCAL {QUIET_SETTING} = 'on'"))
-                    await conn.execute(
-                        api_tokens.update()
-                        .where(api_tokens.c.id == token_id)
-                        .values(last_used_at=now)
-                    )
+            # bounded: a database that stopped answering must not hold a stamp (or shutdown,
+            # which waits for the stamps) forever
+            await asyncio.wait_for(self._write(token_id), timeout=TIMEOUT)
         except Exception as error:  # best effort: the request was answered already
-            log.warning("could not record the use of API token %d: %s", token_id, error)
+            log.warning("could not record the use of API token %d: %r", token_id, error)
+
+    async def _write(self, token_id: int) -> None:
+        now = datetime.now(UTC).replace(tzinfo=None)
+        # Not ``Database.write()``: its after-write hooks forget the list totals, and a stamp
+        # changes no content.
+        async with self._engine().connect() as conn:
+            if self.database.is_sqlite:
+                conn = await conn.execution_options(sqlite_begin="IMMEDIATE")
+            async with conn.begin():
+                if not self.database.is_sqlite:
+                    await conn.execute(text(f"SET LOCAL {QUIET_SETTING} = 'on'"))
+                await conn.execute(
+                    api_tokens.update().where(api_tokens.c.id == token_id).values(last_used_at=now)
+                )
