@@ -169,7 +169,10 @@ async def main() -> None:
         if StrapiServer.available():
             servers.append(StrapiServer())
         else:
-            console.print("[yellow]reference Strapi not found: measuring contentapi alone[/yellow]")
+            console.print(
+                "[yellow]Node.js, npm or the PostgreSQL client tools not found: measuring "
+                "contentapi alone (bench/reference/README.md)[/yellow]"
+            )
     started = time.monotonic()
     seeding: dict[str, float] = {}
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,7 +29,8 @@ __all__ = [
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "bench" / "models"
 PG_ADMIN = os.environ.get("BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
-REFERENCE = ROOT.parent / "shared" / "reference" / "strapi"
+#: the scripts that install and run the reference Strapi (bench/reference/README.md)
+REFERENCE = ROOT / "bench" / "reference"
 
 
 async def recreate_database(name: str, admin_url: str = PG_ADMIN) -> str:
@@ -128,7 +130,8 @@ class StrapiServer:
 
     @staticmethod
     def available() -> bool:
-        return (REFERENCE / "setup.sh").is_file()
+        """Whether the reference can be installed here (it needs Node.js and npm)."""
+        return all(shutil.which(tool) for tool in ("node", "npm", "psql", "createdb"))
 
     async def start(self) -> None:
         env = {**os.environ, "MODELS_DIR": str(MODELS)}

@@ -3,8 +3,9 @@
 What must not count is normalized away: ids become natural keys, timestamps become `<ts>`,
 component and dynamic-zone item ids (different sequences on each server) are dropped, media
 hashes and URLs become `<file>`. Numbers keep the text each server wrote (`3` and `3.0` differ,
-as a JavaScript client sees them). A difference CONTRACT §8 makes on purpose is classified as
-expected, with the row it comes from; anything else is an unexplained mismatch.
+as a JavaScript client sees them). A difference made on purpose
+(docs/differences-from-strapi.md) is classified as expected, with the row it comes from;
+anything else is an unexplained mismatch.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ class Answer:
 class Verdict:
     same: bool
     kind: str = ""  # the mismatch class
-    expected: str = ""  # the CONTRACT §8 row that explains it, if any
+    expected: str = ""  # the docs/differences-from-strapi.md row that explains it, if any
     detail: str = ""
     status: int = 0  # the HTTP status contentapi answered
 
@@ -267,11 +268,13 @@ def _compare(
     if ours.status != theirs.status:
         kind = f"status {ours.status} vs strapi {theirs.status}"
         if theirs.status == 500 and ours.status == 400:
-            return Verdict(False, kind, "§8: Strapi answers 500 to bad input; we answer 400")
+            return Verdict(
+                False, kind, "on purpose: Strapi answers 500 to bad input; we answer 400"
+            )
         if theirs.status == 200 and ours.status == 400:
             for tag, row in (
-                ("invalid:operator", "§8: an unknown filter operator is 400"),
-                ("invalid:populate", "§8: an unknown populate key is 400"),
+                ("invalid:operator", "on purpose: an unknown filter operator is 400"),
+                ("invalid:populate", "on purpose: an unknown populate key is 400"),
             ):
                 if tag in query.tags:
                     return Verdict(False, kind, row)
@@ -280,12 +283,16 @@ def _compare(
                 # Strapi validates a populate's filters only when it has parent rows to
                 # populate; we validate the whole query before reading (a bad value is 400
                 # whatever the data). Listed in docs/diff-report.md.
-                return Verdict(False, kind, "beyond §8: populate filters validated up front")
+                return Verdict(
+                    False,
+                    kind,
+                    "beyond the listed differences: populate filters validated up front",
+                )
         draft = isinstance(b, dict) and _is_draft(b.get("data") or {})
         if query.single and ours.status == 404 and theirs.status == 200 and draft:
             live = query.params.get("publicationState", "live") == "live"
             if live:
-                return Verdict(False, kind, "§8: GET /api/P/:id of a draft is 404 in live")
+                return Verdict(False, kind, "on purpose: GET /api/P/:id of a draft is 404 in live")
         return Verdict(
             False, kind, "", f"ours {json.dumps(a)[:200]} | strapi {json.dumps(b)[:200]}"
         )
@@ -304,25 +311,27 @@ def _compare(
                 if ours_ids != sorted(ours_ids):
                     return Verdict(False, "order without sort not by id", "", str(ids_a[:8]))
             if sorted(map(str, ids_a)) == sorted(map(str, ids_b)) and not _sort_is_total(query):
-                return Verdict(False, "order", "§8: no sort / ties → id ascending", "")
+                return Verdict(False, "order", "on purpose: no sort / ties → id ascending", "")
             total = _number(((meta_b or {}).get("pagination") or {}).get("total"))
             paged = "pagination" in query.params or (
                 total is not None and total > len(ids_b)
             )  # the default page (25) cuts too
             if paged and not _sort_is_total(query):
-                return Verdict(False, "page content", "§8: pages ordered by id under ties", "")
+                return Verdict(
+                    False, "page content", "on purpose: pages ordered by id under ties", ""
+                )
             detail = f"ours {ids_a[:8]} | strapi {ids_b[:8]}"
             return Verdict(False, "entries", "", detail)
         if meta_a != meta_b:
             if any(t.startswith("deep:") for t in query.tags):
-                return Verdict(False, "meta", "§8: total under deep filters is exact", "")
+                return Verdict(False, "meta", "on purpose: total under deep filters is exact", "")
             return Verdict(False, "meta", "", f"ours {meta_a} | strapi {meta_b}")
     detail = _first_difference(data_a, data_b, ".data")
     kind = f"value {_class_of_path(detail)}"
     fields_asked = "fields" in json.dumps(query.params)
     if fields_asked and "only on strapi" in detail:
         return Verdict(
-            False, kind, "§8: fields with a join returns exactly the fields asked", detail
+            False, kind, "on purpose: fields with a join returns exactly the fields asked", detail
         )
     relation_sorts = [k for k in _sort_keys(query.params.get("sort")) if "." in k]
     if any(
@@ -332,7 +341,9 @@ def _compare(
         # Strapi joins the related table for the sort and its column overwrites the entry's
         # own attribute of the same name (`sort=parent.description` answers the parent's
         # description as the category's).
-        return Verdict(False, kind, "§8: fields with a join (the join's column overwrites)", detail)
+        return Verdict(
+            False, kind, "on purpose: fields with a join (the join's column overwrites)", detail
+        )
     if ".attributes.size" in detail and any(
         name in detail for name in (".cover.", ".gallery.", ".file.", ".avatar.")
     ):
@@ -345,8 +356,11 @@ def _compare(
         if ours_live == theirs_live or (
             fields_asked and _without_extra_keys(ours_live, theirs_live) == ours_live
         ):
-            # (also when Strapi adds a joined column to what is left: both §8 rows at once)
+            # (also when Strapi adds a joined column to what is left: both rows at once)
             return Verdict(
-                False, kind, "§8: drafts left out of populated relations of a single read", detail
+                False,
+                kind,
+                "on purpose: drafts left out of populated relations of a single read",
+                detail,
             )
     return Verdict(False, kind, "", detail)

@@ -1,12 +1,12 @@
 """`make diff`: contentapi (SQLite and PostgreSQL) against the reference Strapi, same data, same
 seeded random queries; mismatches grouped by class, each with its smallest reproducing query.
 
-    make diff                                   # 2,500 queries per database (about 10 min)
+    make diff                                   # 2,500 queries per database (about 2 min)
     make diff DIFF_ARGS="--queries 200"         # a quick run
     make diff DIFF_ARGS="--reference-dir ~/.cache/strapi-diff --port 1340"
     make diff DIFF_ARGS="--roundtrip"           # Strapi again on a database contentapi wrote
 
-It starts the reference Strapi of ``../shared/reference/strapi/`` (installing it first when
+It starts the reference Strapi of ``bench/reference/`` (installing it first when
 missing) on a fresh PostgreSQL database, seeds it and contentapi through their public REST
 APIs, runs contentapi in-process on a fresh SQLite file and a fresh PostgreSQL database, and
 writes ``diff/results/latest.json`` and ``docs/diff-report.md``.
@@ -41,7 +41,8 @@ from diff.seed import Ids, seed
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "content-types"
-REFERENCE = ROOT.parent / "shared" / "reference" / "strapi"
+#: the scripts that install and run the reference Strapi (bench/reference/README.md)
+REFERENCE = ROOT / "bench" / "reference"
 RESULTS = Path(__file__).resolve().parent / "results"
 REPORT = ROOT / "docs" / "diff-report.md"
 PG_ADMIN = os.environ.get("DIFF_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -244,16 +245,16 @@ def write_report(results: dict[str, Any]) -> None:
         f"Run of {results['date']}, seed {results['seed']}, {results['queries']} queries per "
         f"database, {results['seconds']} s.",
         "",
-        "Expected differences are counted by the CONTRACT §8 row that makes them; two more are "
-        "named and kept on purpose:",
+        "Expected differences are counted by the row of `docs/differences-from-strapi.md` that "
+        "makes them; two more are named and kept on purpose:",
         "",
         "- *upload: Strapi stores images re-encoded by sharp* — Strapi's upload plugin "
         "re-encodes images (`sizeOptimization`) and records the new size; contentapi stores "
         "the bytes it received. Not a query difference.",
-        "- *beyond §8: populate filters validated up front* — Strapi checks the values of a "
-        "`populate[...][filters]` only when there are parent rows to populate (a bad date there "
-        "answers 200 on an empty page, 400 otherwise); contentapi validates the whole query "
-        "before reading, so a bad value is a 400 whatever the data.",
+        "- *beyond the listed differences: populate filters validated up front* — Strapi "
+        "checks the values of a `populate[...][filters]` only when there are parent rows to "
+        "populate (a bad date there answers 200 on an empty page, 400 otherwise); contentapi "
+        "validates the whole query before reading, so a bad value is a 400 whatever the data.",
         "",
         "What the generator does not cover yet: relations inside dynamic-zone components, "
         "`populate[x][count]`, `withCount`, media filters (400 by design), users and upload "
@@ -268,13 +269,13 @@ def write_report(results: dict[str, Any]) -> None:
             "",
             f"{report['queries']} queries: {report['queries'] - report['mismatches']} "
             f"identical, {report['mismatches'] - report['unexplained']} expected "
-            f"differences (CONTRACT §8), **{report['unexplained']} unexplained**.",
+            f"differences (made on purpose), **{report['unexplained']} unexplained**.",
             "",
             "contentapi's statuses: "
             + ", ".join(f"{k}: {v}" for k, v in report.get("statuses", {}).items())
             + f" — **{_server_errors(report)} answers 5xx** (each would be unexplained).",
             "",
-            "| class | CONTRACT §8 | count | smallest query | first difference |",
+            "| class | expected because | count | smallest query | first difference |",
             "|---|---|---|---|---|",
         ]
         for item in report["classes"]:

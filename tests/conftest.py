@@ -2,7 +2,7 @@
 
 ``backend`` is a session-scoped parameter, so pytest groups the tests of one backend together
 and starts one app per backend; ``client`` empties the content tables before each test.
-PostgreSQL is required: when it cannot be reached the suite fails (CONTRACT §1), unless
+PostgreSQL is required: when it cannot be reached the suite fails (README), unless
 ``CONTENTAPI_TEST_BACKENDS=sqlite`` is set explicitly for a quick local run.
 """
 

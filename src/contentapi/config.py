@@ -1,7 +1,9 @@
 """Settings from the environment (``CONTENTAPI_*``) and an optional ``contentapi.toml``.
 
 Nothing else in the code base reads ``os.environ``: every part receives a ``Settings``.
-Environment variables win over the TOML file, which wins over the defaults (CONTRACT §2).
+Environment variables win over the TOML file, which wins over the defaults (README,
+"Configuration"). ``contentapi.settings_loader.load_settings`` turns what is wrong in either into
+one line naming the variable or the file.
 """
 
 from __future__ import annotations
@@ -10,15 +12,17 @@ import ipaddress
 import re
 from datetime import timedelta
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import SecretStr, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+
+from contentapi.db.urls import normalise_database_url
 
 __all__ = ["Settings", "parse_duration"]
 
@@ -43,7 +47,7 @@ def parse_duration(text: str) -> timedelta:
 
 
 class Settings(BaseSettings):
-    """Every configuration key of CONTRACT §2."""
+    """Every configuration key (the README's "Configuration" table)."""
 
     model_config = SettingsConfigDict(
         env_prefix="CONTENTAPI_", toml_file="contentapi.toml", extra="ignore"
@@ -66,7 +70,7 @@ class Settings(BaseSettings):
     query_string_limit: int = 64 * 1024
     content_types_dir: Path = Path("content-types")
     host: str = "127.0.0.1"
-    port: int = 1337
+    port: Annotated[int, Field(ge=1, le=65535)] = 1337
     env: Literal["development", "staging", "production"] = "development"
     public_url: str | None = None
     jwt_secret: str | None = None
@@ -154,6 +158,11 @@ class Settings(BaseSettings):
         if value < 0:
             raise ValueError("must be 0 or more")
         return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, value: str) -> str:
+        return normalise_database_url(value)
 
     @field_validator("jwt_expires_in")
     @classmethod

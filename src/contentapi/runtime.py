@@ -10,6 +10,7 @@ transaction, so several workers may start at once.
 from __future__ import annotations
 
 import logging
+import os
 import secrets
 from dataclasses import dataclass, field
 
@@ -19,6 +20,7 @@ from contentapi.auth.cache import CallerCache
 from contentapi.auth.passwords import PasswordHasher
 from contentapi.auth.permissions import auth_tables, ensure_default_roles
 from contentapi.auth.plugin_settings import ensure_plugin_settings
+from contentapi.auth.token_usage import TokenUsage
 from contentapi.auth.tokens import TokenHasher, ensure_admin_token
 from contentapi.config import Settings
 from contentapi.db.core_store import ensure_setting
@@ -62,8 +64,11 @@ class Runtime:
     #: resolved callers per credential (PostgreSQL: trusted while ``change_listener`` listens)
     caller_cache: CallerCache = field(default_factory=CallerCache)
     change_listener: ChangeListener | None = None
+    #: API tokens' ``last_used_at``, stamped at most once a minute per token and worker
+    token_usage: TokenUsage = field(init=False)
 
     def __post_init__(self) -> None:
+        self.token_usage = TokenUsage(self.database)
         # this process's own role and user changes apply to its very next request; the
         # notification (``change_listener``) is for the other workers and processes
         self.database.after_caller_change.append(self.caller_cache.clear)
@@ -141,13 +146,15 @@ class Runtime:
             )
             await self.change_listener.start()
         log.info(
-            "contentapi ready: %d content types, %d components",
-            len(self.registry.content_types),
-            len(self.registry.components),
+            "contentapi ready: worker %d serving http://%s:%d",
+            os.getpid(),
+            self.settings.host,
+            self.settings.port,
         )
 
     async def stop(self) -> None:
         await self.outbox.drain()
+        await self.token_usage.close()
         if self.change_listener is not None:
             await self.change_listener.stop()
         await self.database.dispose()

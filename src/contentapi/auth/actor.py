@@ -1,7 +1,7 @@
 """Actor: who is calling, resolved once per request, and the single ``may`` check.
 
 Every route asks ``may(actor, action)`` with actions named as Strapi names them
-(``api::article.article.find``); REST and GraphQL share this one check (CONTRACT §6).
+(``api::article.article.find``); REST and GraphQL share this one check.
 """
 
 from __future__ import annotations

@@ -48,12 +48,13 @@ async def current_actor(request: Request) -> Actor:
     else:
         assert runtime.token_hasher is not None
         key = ("token", runtime.token_hasher.hash(token))
-    found = cache.get(key)
-    if found is not None:
-        return found
-    generation = cache.generation
-    actor = await _read_actor(runtime, token, user_id)
-    cache.put(key, actor, generation, actor.expires_at)
+    actor = cache.get(key)
+    if actor is None:
+        generation = cache.generation
+        actor = await _read_actor(runtime, token, user_id)
+        cache.put(key, actor, generation, actor.expires_at)
+    if actor.token_id is not None:
+        runtime.token_usage.used(actor.token_id)  # last_used_at, at most once a minute
     return actor
 
 

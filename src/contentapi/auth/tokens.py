@@ -26,9 +26,13 @@ __all__ = [
     "TOKEN_TYPES",
     "CreatedToken",
     "TokenHasher",
+    "TokenInfo",
     "create_token",
     "ensure_admin_token",
+    "list_tokens",
     "resolve_token",
+    "revoke_token",
+    "token_name_taken",
 ]
 
 TOKEN_TYPES: tuple[TokenType, ...] = ("read-only", "full-access", "custom")
@@ -156,3 +160,66 @@ async def resolve_token(conn: AsyncConnection, hasher: TokenHasher, secret: str)
         token_id=row.id,
         expires_at=row.expires_at,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class TokenInfo:
+    """What ``contentapi tokens list`` shows of a token: never its secret nor its hash."""
+
+    id: int
+    name: str
+    type: str
+    description: str
+    expires_at: datetime | None
+    last_used_at: datetime | None
+    created_at: datetime | None
+
+
+async def token_name_taken(conn: AsyncConnection, name: str) -> bool:
+    found = await conn.execute(select(api_tokens.c.id).where(api_tokens.c.name == name))
+    return found.first() is not None
+
+
+async def list_tokens(conn: AsyncConnection) -> list[TokenInfo]:
+    """Every token, oldest first."""
+    rows = await conn.execute(
+        select(
+            api_tokens.c.id,
+            api_tokens.c.name,
+            api_tokens.c.type,
+            api_tokens.c.description,
+            api_tokens.c.expires_at,
+            api_tokens.c.last_used_at,
+            api_tokens.c.created_at,
+        ).order_by(api_tokens.c.id)
+    )
+    return [
+        TokenInfo(
+            int(row.id),
+            str(row.name),
+            str(row.type),
+            str(row.description or ""),
+            row.expires_at,
+            row.last_used_at,
+            row.created_at,
+        )
+        for row in rows
+    ]
+
+
+async def revoke_token(conn: AsyncConnection, name: str) -> bool:
+    """Delete the token called ``name`` with its permissions; whether there was one. On
+    PostgreSQL every worker hears of it through the auth tables' trigger (``db/notify.py``)."""
+    token_id = (
+        await conn.execute(select(api_tokens.c.id).where(api_tokens.c.name == name))
+    ).scalar()
+    if token_id is None:
+        return False
+    links = api_token_permission_links
+    permission_ids = select(links.c.api_token_permission_id).where(links.c.api_token_id == token_id)
+    await conn.execute(
+        api_token_permissions.delete().where(api_token_permissions.c.id.in_(permission_ids))
+    )
+    await conn.execute(links.delete().where(links.c.api_token_id == token_id))
+    await conn.execute(api_tokens.delete().where(api_tokens.c.id == token_id))
+    return True

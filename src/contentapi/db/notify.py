@@ -30,6 +30,7 @@ from contentapi.auth.cache import CallerCache
 __all__ = [
     "CHANNEL",
     "CONTENT_CHANNEL",
+    "QUIET_SETTING",
     "ChangeListener",
     "install_auth_triggers",
     "install_content_triggers",
@@ -41,6 +42,9 @@ CHANNEL = "contentapi_auth"
 _FUNCTION = "contentapi_auth_changed"
 CONTENT_CHANNEL = "contentapi_content"
 _CONTENT_FUNCTION = "contentapi_content_changed"
+#: ``SET LOCAL contentapi.quiet = 'on'``: this transaction's changes notify no one (an API
+#: token's ``last_used_at`` stamp, which changes nobody's permissions: ``auth/token_usage.py``)
+QUIET_SETTING = "contentapi.quiet"
 
 
 async def install_auth_triggers(conn: AsyncConnection, tables: Iterable[str]) -> None:
@@ -60,7 +64,8 @@ async def _install_triggers(
     await conn.execute(
         text(
             f"CREATE OR REPLACE FUNCTION {function}() RETURNS trigger AS $$ "
-            f"BEGIN PERFORM pg_notify('{channel}', TG_TABLE_NAME); RETURN NULL; END "
+            f"BEGIN IF current_setting('{QUIET_SETTING}', true) = 'on' THEN RETURN NULL; END IF; "
+            f"PERFORM pg_notify('{channel}', TG_TABLE_NAME); RETURN NULL; END "
             "$$ LANGUAGE plpgsql"
         )
     )

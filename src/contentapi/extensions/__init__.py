@@ -4,7 +4,7 @@
 ``App``: the settings and models, ``app.graphql`` (``shadow_crud(uid)`` switches and the
 ``extension_service``), and the named ``policies`` and ``middlewares`` that
 ``resolvers_config`` refers to. What Strapi does in ``src/index.js`` ``register()`` is done
-here (CONTRACT §7).
+here (README, "Extensions").
 """
 
 from __future__ import annotations

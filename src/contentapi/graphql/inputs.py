@@ -1,8 +1,8 @@
 """Input types: ``XInput``, component inputs, ``XFiltersInput``, the scalar ``…FilterInput``s,
 ``PaginationArg`` and the ``PublicationState`` enum.
 
-Private attributes are left out of ``…FiltersInput`` (CONTRACT §8: never an oracle on hidden
-data) but stay writable in ``…Input``, as in REST.
+Private attributes are left out of ``…FiltersInput`` (never an oracle on hidden data:
+docs/differences-from-strapi.md) but stay writable in ``…Input``, as in REST.
 """
 
 from __future__ import annotations

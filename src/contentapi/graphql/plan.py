@@ -132,7 +132,7 @@ class PlanContext:
 
 def window(pagination: Mapping[str, Any] | None, amount_limit: int) -> Window:
     """Strapi's ``withDefaultPagination`` (default 10, ``-1`` for "all"), capped at
-    ``amountLimit`` (CONTRACT §8: Strapi 4.25 ignores it)."""
+    ``amountLimit`` (docs/differences-from-strapi.md: Strapi 4.25 ignores it)."""
     args = {k: v for k, v in (pagination or {}).items() if v is not None}
     paged = "page" in args or "pageSize" in args
     offset = "start" in args or "limit" in args

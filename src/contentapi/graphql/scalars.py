@@ -195,7 +195,7 @@ UPLOAD = GraphQLScalarType(
 
 def i18n_locale_code() -> GraphQLScalarType:
     """``I18NLocaleCode``: ``all`` or a locale code. An unknown but well-formed code is a plain
-    filter value answering nothing, as in Strapi (CONTRACT §8)."""
+    filter value answering nothing, as in Strapi (docs/differences-from-strapi.md)."""
 
     def parse(value: Any) -> str:
         if not isinstance(value, str) or not re.fullmatch(

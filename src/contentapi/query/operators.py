@@ -2,8 +2,9 @@
 
 String matching (``$contains``, ``$startsWith``, ``$endsWith`` and their ``i`` / ``not`` forms)
 is built from position and substring functions, not ``LIKE``: the value is matched literally
-(``%`` and ``_`` are ordinary characters, CONTRACT §8), case-sensitively unless the operator
-ends in ``i``, and identically on SQLite and PostgreSQL (SQLite's ``LIKE`` ignores case).
+(``%`` and ``_`` are ordinary characters: docs/differences-from-strapi.md), case-sensitively
+unless the operator ends in ``i``, and identically on SQLite and PostgreSQL (SQLite's ``LIKE``
+ignores case).
 The only dialect difference — the name of the "position of substring" function — is in
 ``_position``.
 """

@@ -4,7 +4,7 @@ Every rejection of a REST query happens here, as a ``ValidationError``: unknown,
 password attributes in ``filters``/``sort``/``fields``, unknown operators, relations in
 ``fields``, invalid ``populate`` keys, filters on media or dynamic zones, mixed pagination
 styles, non-integer pagination values, an invalid ``publicationState``. Out of
-range pagination values are clamped as Strapi does (CONTRACT §8).
+range pagination values are clamped as Strapi does (docs/differences-from-strapi.md, "kept").
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ class QueryParser:
     ``may_find(uid)`` tells whether the caller may ``find`` entries of a content type: a
     relation to a type it may not read is left out of ``populate`` (the spec's populate rule
     10), and filtering or sorting through it is a 400 — never a silent strip that would turn
-    the query into an oracle on hidden data (CONTRACT §8).
+    the query into an oracle on hidden data (docs/differences-from-strapi.md).
     """
 
     def __init__(
@@ -263,8 +263,9 @@ class QueryParser:
         """The ``locale`` parameter: ``all``, or a value the entries' locale must equal.
 
         As in Strapi, an unconfigured locale is not an error: it is only a filter value, so
-        ``locale=de`` answers an empty list (CONTRACT §8, "kept"). Non-text values (arrays,
-        null) are applied as a filter by ``read_query``; here they leave the default locale.
+        ``locale=de`` answers an empty list (docs/differences-from-strapi.md, "kept"). Non-text
+        values (arrays, null) are applied as a filter by ``read_query``; here they leave the
+        default locale.
         """
         if not isinstance(value, str) or not content_type.localized:
             return None

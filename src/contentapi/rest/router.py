@@ -1,4 +1,4 @@
-"""Routes generated from the registry (CONTRACT §4): collection and single types under ``/api``."""
+"""Routes generated from the registry: collection and single types under ``/api``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Read the models folder (CONTRACT §3) into a validated ``Registry``.
+"""Read the models folder into a validated ``Registry``.
 
 ``content-types/<singularName>.json`` are content types; ``content-types/components/
 <category>/<name>.json`` are components. Any problem in any file raises ``ModelErrors``
@@ -39,6 +39,8 @@ def load_registry(folder: Path) -> Registry:
     errors: list[ModelError] = []
     content_types: list[ContentType] = []
     components: list[Component] = []
+    #: per model uid, the attributes reported invalid (left out of the model)
+    broken: dict[str, set[str]] = {}
     for path in sorted(folder.glob("*.json")):
         doc = _read_json(path, errors)
         if doc is None:
@@ -47,6 +49,7 @@ def load_registry(folder: Path) -> Registry:
         errors.extend(problems)
         if content_type is not None:
             content_types.append(content_type)
+            broken[content_type.uid] = {p.attribute for p in problems if p.attribute}
     for path in sorted((folder / "components").glob("*/*.json")):
         doc = _read_json(path, errors)
         if doc is None:
@@ -55,8 +58,9 @@ def load_registry(folder: Path) -> Registry:
         errors.extend(problems)
         if component is not None:
             components.append(component)
+            broken[component.uid] = {p.attribute for p in problems if p.attribute}
     content_types.extend(builtin_types())
-    errors.extend(check_references(content_types, components))
+    errors.extend(check_references(content_types, components, broken))
     if errors:
         raise ModelErrors(errors)
     return Registry.build(content_types, components)

@@ -8,6 +8,7 @@ Two passes. ``parse_*`` checks one document on its own (types, options, names);
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -69,6 +70,8 @@ RESERVED_ATTRIBUTES = frozenset(
 )
 #: Plural names whose routes the server's plugins own.
 RESERVED_PLURALS = frozenset({"auth", "users", "upload", "i18n", "users-permissions", "connect"})
+#: every attribute ``type`` a model may use (did-you-mean hints choose among them)
+ATTRIBUTE_TYPES = frozenset({*SCALAR_TYPES, "relation", "media", "component", "dynamiczone"})
 NUMERIC_TYPES = frozenset({"integer", "biginteger", "float", "decimal"})
 STRING_TYPES = frozenset({"string", "text", "richtext", "email", "password", "uid", "enumeration"})
 #: types whose columns may carry an index (``pluginOptions.contentapi.index``): long text,
@@ -203,8 +206,21 @@ def _parse_attribute(
             max=bounds[1],
             localized=localized_flag is True,
         )
-    errors.add(name, f"unknown attribute type {kind!r}")
+    errors.add(name, f"unknown attribute type {kind!r}{_did_you_mean(kind, ATTRIBUTE_TYPES)}")
     return None
+
+
+def _did_you_mean(value: Any, choices: Iterable[str]) -> str:
+    """`` (did you mean 'integer'?)`` for a near miss, else ``"; use one of …"``."""
+    return _close_match(value, choices) or f"; use one of {', '.join(sorted(choices))}"
+
+
+def _close_match(value: Any, choices: Iterable[str]) -> str:
+    """`` (did you mean 'integer'?)`` for a near miss of ``value`` among ``choices``, or ``""``."""
+    if not isinstance(value, str):
+        return ""
+    close = difflib.get_close_matches(value, sorted(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _bounds(
@@ -259,7 +275,11 @@ def _parse_scalar(
     has_default = "default" in spec
     default = spec.get("default")
     if has_default and not _default_fits(kind, default, enum):
-        errors.add(name, f"default {default!r} does not fit type {kind!r}")
+        if kind == "enumeration":
+            allowed = ", ".join(repr(value) for value in enum)
+            errors.add(name, f"default {default!r} is not one of the enum values ({allowed})")
+        else:
+            errors.add(name, f"default {default!r} does not fit type {kind!r}")
     indexed = _index_option(name, kind, spec, errors)
     return ScalarAttribute(
         name=name,
@@ -323,7 +343,7 @@ def _parse_relation(
 ) -> RelationAttribute | None:
     relation = spec.get("relation")
     if relation not in RELATION_KINDS:
-        errors.add(name, f"unknown relation {relation!r}: use one of {', '.join(RELATION_KINDS)}")
+        errors.add(name, f"unknown relation {relation!r}{_did_you_mean(relation, RELATION_KINDS)}")
         return None
     target = spec.get("target")
     if not isinstance(target, str) or not target:
@@ -412,9 +432,13 @@ def parse_content_type(
     table = doc.get("collectionName") or (snake_case(plural) if isinstance(plural, str) else None)
     if not isinstance(table, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", table):
         errors.add(None, f"collectionName {table!r} is not a valid table name")
+    header_problems = len(errors.errors)
     attributes = _parse_attributes(doc, errors, in_component=False)
-    if errors.errors:
+    if header_problems:
         return None, errors.errors
+    # Problems in attributes only: the model is still returned, without them, so that the
+    # other files are checked against it (one misspelt type must not make every relation to
+    # this model "does not exist"); the loader fails on the errors all the same.
     plugin_options = _object(doc, "pluginOptions")
     localized = plugin_options.get("i18n", {}).get("localized", False) is True
     assert isinstance(singular, str) and isinstance(plural, str) and isinstance(table, str)
@@ -433,7 +457,7 @@ def parse_content_type(
             localized=localized,
             populate_creator_fields=options.get("populateCreatorFields", False) is True,
         ),
-        [],
+        errors.errors,
     )
 
 
@@ -451,8 +475,9 @@ def parse_component(
     table = doc.get("collectionName") or f"components_{snake_case(category)}_{snake_case(name)}s"
     if not isinstance(table, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", table):
         errors.add(None, f"collectionName {table!r} is not a valid table name")
+    header_problems = len(errors.errors)
     attributes = _parse_attributes(doc, errors, in_component=True)
-    if errors.errors:
+    if header_problems:
         return None, errors.errors
     info = _object(doc, "info")
     return (
@@ -465,14 +490,19 @@ def parse_component(
             attributes=attributes,
             source=source,
         ),
-        [],
+        errors.errors,
     )
 
 
 def check_references(
-    content_types: Iterable[ContentType], components: Iterable[Component]
+    content_types: Iterable[ContentType],
+    components: Iterable[Component],
+    broken: Mapping[str, set[str]] | None = None,
 ) -> list[ModelError]:
-    """Rules across documents: targets exist, relation pairs match, names are unique."""
+    """Rules across documents: targets exist, relation pairs match, names are unique.
+    ``broken``: per model uid, attributes already reported invalid (not reported again as a
+    missing ``inversedBy``/``mappedBy`` partner)."""
+    broken = broken or {}
     types = {ct.uid: ct for ct in content_types}
     comps = {c.uid: c for c in components}
     errors: list[ModelError] = []
@@ -502,14 +532,20 @@ def check_references(
     for model in models:
         for attribute in model.attributes.values():
             if isinstance(attribute, RelationAttribute):
-                _check_relation(model, attribute, types, add)
+                _check_relation(model, attribute, types, add, broken)
             elif isinstance(attribute, ComponentAttribute):
                 if attribute.component not in comps:
-                    add(model, attribute.name, f"component '{attribute.component}' does not exist")
+                    hint = _close_match(attribute.component, comps)
+                    add(
+                        model,
+                        attribute.name,
+                        f"component '{attribute.component}' does not exist{hint}",
+                    )
             elif isinstance(attribute, DynamicZoneAttribute):
                 for uid in attribute.components:
                     if uid not in comps:
-                        add(model, attribute.name, f"component '{uid}' does not exist")
+                        hint = _close_match(uid, comps)
+                        add(model, attribute.name, f"component '{uid}' does not exist{hint}")
     for component in comps.values():
         cycle = _component_cycle(component.uid, comps, ())
         if cycle:
@@ -522,13 +558,15 @@ def _check_relation(
     attribute: RelationAttribute,
     types: Mapping[str, ContentType],
     add: Any,
+    broken: Mapping[str, set[str]],
 ) -> None:
     target = types.get(attribute.target)
     if target is None:
-        add(model, attribute.name, f"relation target '{attribute.target}' does not exist")
+        hint = _close_match(attribute.target, types)
+        add(model, attribute.name, f"relation target '{attribute.target}' does not exist{hint}")
         return
     other_name = attribute.inversed_by or attribute.mapped_by
-    if other_name is None:
+    if other_name is None or other_name in broken.get(target.uid, set()):
         return
     key = "inversedBy" if attribute.inversed_by else "mappedBy"
     back_key = "mappedBy" if attribute.inversed_by else "inversedBy"

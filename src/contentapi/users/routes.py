@@ -1,4 +1,4 @@
-"""The users-permissions routes (CONTRACT §4), with Strapi v4's request and response shapes.
+"""The users-permissions routes, with Strapi v4's request and response shapes.
 
 Bodies are plain JSON objects (no ``data`` envelope); users are answered as plain objects and
 the users list as a plain array. Every route asks the one permission check for its plugin

@@ -1,4 +1,4 @@
-"""The same grants give the same visibility in REST and GraphQL (one ``may()``, CONTRACT §6)."""
+"""The same grants give the same visibility in REST and GraphQL (one ``may()``)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,8 @@ async def test_same_grants_same_visibility_in_both_protocols(blog, client, admin
         "Life",
     ]
     assert [e["extensions"]["code"] for e in body["errors"]] == ["FORBIDDEN", "FORBIDDEN"]
-    # filtering through the unreadable type is refused in both protocols (CONTRACT §8)
+    # filtering through the unreadable type is refused in both protocols
+    # (docs/differences-from-strapi.md)
     assert (await client.get("/api/articles?filters[author][name][$eq]=Bob")).status_code == 400
     refused = await gql(
         client, '{ articles(filters: {author: {name: {eq: "Bob"}}}) { data { id } } }', headers=None

@@ -33,7 +33,8 @@ REFERENCE = Path(__file__).parent / "fixtures" / "strapi-4.25-schema.graphql"
 MISSING_TYPES: set[str] = set()
 #: (type, field) present in Strapi's schema and absent from ours, each for a stated reason.
 MISSING_FIELDS = {
-    # private attributes are not filterable (CONTRACT §8: no oracle on hidden data)
+    # private attributes are not filterable (no oracle on hidden data:
+    # docs/differences-from-strapi.md)
     ("ArticleFiltersInput", "editorNotes"),
     ("AuthorFiltersInput", "email"),
     ("AuthorFiltersInput", "password"),

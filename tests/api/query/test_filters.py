@@ -1,5 +1,6 @@
 """Filters: every operator by attribute type, logic nesting, deep filters (expected ids are
-what the reference Strapi 4.25 answered, except where CONTRACT §8 deliberately differs)."""
+what the reference Strapi 4.25 answered, except where docs/differences-from-strapi.md
+deliberately differs)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ CASES = [
     ("filters[title]=Hello World", [1]),
     ("filters[title][0]=Hello World&filters[title][1]=hello again", [1, 2]),
     ("filters[title][$eq][0]=Hello World&filters[title][$eq][1]=hello again", [1, 2]),
-    # CONTRACT §8: % and _ match literally
+    # docs/differences-from-strapi.md: % and _ match literally
     ("filters[title][$contains]=%25", [3]),
     ("filters[title][$contains]=_", [4]),
     ("filters[title][$startsWith]=_", []),

@@ -54,7 +54,7 @@ INVALID = [
     ("fields[0]=author", "Invalid parameter author"),
     ("fields[0]=seo", "Invalid parameter seo"),
     ("fields[0]=editorNotes", "Invalid parameter editorNotes"),
-    # beside `*` and in the comma form (CONTRACT §8; Strapi: 400 too)
+    # beside `*` and in the comma form (differences-from-strapi; Strapi: 400 too)
     ("fields[0]=*&fields[1]=bogus", "Invalid parameter bogus"),
     ("fields[0]=*&fields[1]=editorNotes", "Invalid parameter editorNotes"),
     ("fields=*,editorNotes", "Invalid parameter editorNotes"),

@@ -1,4 +1,4 @@
-"""The ``locale`` parameter is a filter value, as Strapi's i18n makes it (CONTRACT §8, "kept"):
+"""The ``locale`` parameter is a filter value, as Strapi's i18n makes it:
 the reference Strapi 4.25 answered ``locale=de`` (not configured) and ``locale[0]=de`` with
 200 and an empty list, ``locale[0]=de&locale[1]=en`` with the ``en`` entries, and a bare
 ``locale`` (null) with an empty list."""

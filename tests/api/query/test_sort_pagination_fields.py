@@ -28,8 +28,8 @@ SORTS = [
     ("sort=author.profile.headline:asc&sort=title", [3, 1, 6, 2, 4]),
     ("sort=seo.metaTitle:asc", [1, 2, 3, 4, 6]),
     ("sort=", [1, 2, 3, 4, 6]),
-    ("", [1, 2, 3, 4, 6]),  # no sort: id ascending (CONTRACT §8)
-    # to-many: each parent once, by its smallest (asc) / largest (desc) value (CONTRACT §8)
+    ("", [1, 2, 3, 4, 6]),  # no sort: id ascending (docs/differences-from-strapi.md)
+    # to-many: each parent once, by its smallest (asc) / largest (desc) value
     ("sort=categories.name:asc", [2, 3, 1, 4, 6]),  # Life, Life, Science, Science, none
     ("sort=categories.name:desc", [6, 1, 2, 3, 4]),  # none first, then Tech x4 by id
 ]

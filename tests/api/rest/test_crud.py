@@ -82,7 +82,7 @@ async def test_post_publishes_unless_published_at_is_null(client, admin):
     listed = (await client.get("/api/articles", headers=admin)).json()
     assert [entry["id"] for entry in listed["data"]] == [1]
     assert listed["meta"]["pagination"]["total"] == 1
-    # CONTRACT §8: a draft is not found in the default `live` state.
+    # docs/differences-from-strapi.md: a draft is not found in the default `live` state.
     assert (await client.get("/api/articles/2", headers=admin)).status_code == 404
     published_later = await client.put(
         "/api/articles/2", json={"data": {"publishedAt": "2024-01-01T00:00:00Z"}}, headers=admin

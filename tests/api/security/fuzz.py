@@ -98,7 +98,7 @@ def is_graphql_error_body(response: httpx.Response, backend: str) -> dict[str, A
     count_response(backend, response)
     assert response.status_code < 500, (response.status_code, response.text[:2000])
     body = response.json()
-    if response.status_code == 401:  # a bad credential: the REST error body (CONTRACT §9)
+    if response.status_code == 401:  # a bad credential: the REST error body
         is_rest_error(response, backend="-")
         return body
     bodies = body if isinstance(body, list) else [body]
@@ -107,7 +107,7 @@ def is_graphql_error_body(response: httpx.Response, backend: str) -> dict[str, A
         for error in one.get("errors") or []:
             assert isinstance(error["message"], str), error
             code = error["extensions"]["code"]
-            # Apollo's own answer to a mutation over GET: 405 with this code (CONTRACT §5).
+            # Apollo's own answer to a mutation over GET: 405 with this code.
             if error["message"] != "GET supports only query operation":
                 assert code != "INTERNAL_SERVER_ERROR", error
             assert "Internal Server Error" not in error["message"], error

@@ -215,7 +215,7 @@ async def test_localization_errors(client, admin):
     )
     assert invalid.status_code == 400  # localized fields are validated like a create
     assert invalid.json()["error"]["name"] == "ValidationError"
-    # An unknown locale on a read is only a filter value (CONTRACT §8, "kept").
+    # An unknown locale on a read is only a filter value (docs/differences-from-strapi.md, "kept").
     listed = await client.get("/api/articles?locale=xx", headers=admin)
     assert listed.status_code == 200 and listed.json()["data"] == []
     # Not a localized type: the route does not exist.

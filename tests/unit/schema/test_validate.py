@@ -53,7 +53,7 @@ INVALID = [
         "enum default",
         {"kind": {"type": "enumeration", "enum": ["a"], "default": "b"}},
         "kind",
-        "default 'b' does not fit",
+        "default 'b' is not one of the enum values ('a')",
     ),
     (
         "index on text",
