@@ -10,7 +10,8 @@
    it wrote) are kept; contentapi stops.
 4. The reference Strapi starts on the same database (same salt and JWT secret). It must start;
    then it gets the same reads, and every answer is compared with contentapi's (Strapi's side
-   normalised where `docs/differences-from-strapi.md` makes contentapi differ, ``tests/api/strapi_db/expected.py``);
+   normalised where contentapi differs on purpose — docs/differences-from-strapi.md,
+   ``tests/api/strapi_db/expected.py``);
    the fixture's users and the user contentapi registered sign in to Strapi with their
    passwords, a JWT contentapi issued is accepted by Strapi, and the three API tokens work
    there.

@@ -17,8 +17,8 @@ from contentapi.extensions import load_extensions
 from contentapi.graphql import build_graphql
 from contentapi.health import build_health_router
 from contentapi.i18n.routes import build_i18n_router
-from contentapi.openapi import build_documentation_router
 from contentapi.index import build_index_router
+from contentapi.openapi import build_documentation_router
 from contentapi.rest.errors import CatchAllMiddleware, install_error_handlers
 from contentapi.rest.limits import RequestLimitsMiddleware
 from contentapi.rest.router import build_content_router

@@ -17,8 +17,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from contentapi.cli_settings import settings_app
 from contentapi import __version__
+from contentapi.cli_settings import settings_app
 from contentapi.config import Settings
 from contentapi.schema import ModelErrors, Registry, load_registry
 from contentapi.settings_loader import ConfigError, load_settings

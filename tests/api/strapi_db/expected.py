@@ -1,6 +1,7 @@
 """What contentapi answers where Strapi 4.25's recorded answer is deliberately not repeated.
 
-`docs/differences-from-strapi.md` lists where contentapi differs from Strapi on purpose; these are the cases the
+docs/differences-from-strapi.md lists where contentapi differs from Strapi on purpose; these are
+the cases the
 Strapi-database fixture meets. The test of the fixture and ``make diff``'s round-trip mode
 (which compares the other way: contentapi's answers with Strapi's after contentapi wrote)
 both derive the expected answer from Strapi's here. docs/strapi-migration.md lists them for a
@@ -13,7 +14,8 @@ from typing import Any
 
 __all__ = ["DELIBERATE", "NORMALISED", "normalise"]
 
-#: Recorded answers contentapi deliberately does not repeat (docs/differences-from-strapi.md), with what it answers.
+#: Recorded answers contentapi deliberately does not repeat (docs/differences-from-strapi.md),
+#: with what it answers.
 DELIBERATE: dict[tuple[str, str], tuple[int, str]] = {
     # a draft by id in a ``live`` read: Strapi returns it, contentapi answers 404
     ("GET", "/api/articles/3"): (404, "NotFoundError"),
@@ -69,7 +71,7 @@ def _single_live_read(recorded: dict[str, Any]) -> bool:
     )
 
 
-#: How an expected answer is derived from Strapi's where `docs/differences-from-strapi.md` makes contentapi differ:
+#: How an expected answer is derived from Strapi's where contentapi differs on purpose:
 #: - a single-entry ``live`` read leaves drafts out of populated relations (Strapi shows them);
 #: - a list without ``sort`` is in id order (Strapi answers in storage order; after an update
 #:   PostgreSQL may store a row elsewhere — the roles list, an entry list without ``sort``).
@@ -81,7 +83,8 @@ NORMALISED = [
 
 
 def normalise(recorded: dict[str, Any], answer: Any) -> Any:
-    """Strapi's ``answer`` to the ``recorded`` request as contentapi gives it (docs/differences-from-strapi.md)."""
+    """Strapi's ``answer`` to the ``recorded`` request as contentapi gives it (the deliberate
+    differences of docs/differences-from-strapi.md)."""
     for matches, change in NORMALISED:
         if matches(recorded):
             answer = change(answer)

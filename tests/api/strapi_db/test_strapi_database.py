@@ -7,7 +7,8 @@ secret, token secrets, user passwords). The dump is restored into a fresh databa
 starts on it with the same models and secrets, and:
 
 - every recorded answer is answered identically, ids and timestamps included — except where
-  `docs/differences-from-strapi.md` makes contentapi differ (``expected.py`` derives those answers from Strapi's);
+  contentapi differs on purpose (docs/differences-from-strapi.md; ``expected.py`` derives those
+  answers from Strapi's);
 - the recorded users sign in with their passwords (Strapi's bcrypt hashes), the hashes stay;
 - the three API tokens Strapi made work with their types;
 - a write through contentapi is read back, next to Strapi's rows;
