@@ -1,7 +1,7 @@
 """``GET /``: where things are, for whoever opens the server's address in a browser or curl.
 
 Strapi answers its root with the admin panel's welcome page; an API-only server says where its
-API, GraphQL endpoint and documentation are instead, and which version answers.
+API, GraphQL endpoint, documentation and (local) uploads are instead, and which version answers.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ def build_index_router(settings: Settings) -> APIRouter:
             "api": "/api",
             "graphql": graphql,
             "documentation": DOCUMENTATION_PATH if DOCUMENTATION_PATH in paths else None,
-            "uploads": "/uploads",
+            # files of the local provider; S3's are served by their bucket
+            "uploads": "/uploads" if settings.upload_provider == "local" else None,
         }
         return OrjsonResponse(body)
 

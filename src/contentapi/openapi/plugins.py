@@ -49,6 +49,40 @@ PLUGIN_SCHEMAS: dict[str, Schema] = {
             "password": {"type": "string", "minLength": 6, "example": "a good secret"},
         },
     },
+    "RegisterResponse": {
+        "description": "`{jwt, user}`, or `{user}` alone while the plugin's `email_confirmation`"
+        " setting asks new users to confirm their address first",
+        "oneOf": [
+            ref_to("AuthResponse"),
+            {
+                "type": "object",
+                "required": ["user"],
+                "properties": {"user": ref_to("UsersPermissionsUser")},
+                "additionalProperties": False,
+            },
+        ],
+    },
+    "EmailRequest": {
+        "type": "object",
+        "required": ["email"],
+        "properties": {
+            "email": {"type": "string", "format": "email", "example": "ann@example.com"}
+        },
+    },
+    "ResetPasswordRequest": {
+        "type": "object",
+        "required": ["code", "password", "passwordConfirmation"],
+        "properties": {
+            "code": {**_STRING, "description": "the code of the reset link the user received"},
+            "password": {"type": "string", "minLength": 6},
+            "passwordConfirmation": {"type": "string", "minLength": 6},
+        },
+    },
+    "ConfirmationSent": {
+        "type": "object",
+        "required": ["email", "sent"],
+        "properties": {"email": {"type": "string"}, "sent": {"const": True}},
+    },
     "ChangePasswordRequest": {
         "type": "object",
         "required": ["currentPassword", "password", "passwordConfirmation"],
@@ -190,11 +224,71 @@ def _users(models: ModelSchemas) -> dict[str, Schema]:
                 "Register",
                 "auth.register",
                 _USERS_TAG,
-                ok=auth,
+                ok=json_ok(ref_to("RegisterResponse")),
                 errors=(400, 413, 429),
                 body=json_body(ref_to("RegisterRequest")),
                 permission=f"{_UP}.auth.register",
                 description="The new user gets the `authenticated` role.",
+            )
+        },
+        "/api/auth/forgot-password": {
+            "post": operation(
+                "Ask for a password-reset mail",
+                "auth.forgotPassword",
+                _USERS_TAG,
+                ok=json_ok(_OK),
+                errors=(400, 413, 429),
+                body=json_body(ref_to("EmailRequest")),
+                permission=f"{_UP}.auth.forgotPassword",
+                description="The same answer whether an account has the address or not; the mail"
+                " (the plugin's `reset_password` template) carries a one-time code.",
+            )
+        },
+        "/api/auth/reset-password": {
+            "post": operation(
+                "Set a new password with the code of a reset mail",
+                "auth.resetPassword",
+                _USERS_TAG,
+                ok=auth,
+                errors=(400, 413, 429),
+                body=json_body(ref_to("ResetPasswordRequest")),
+                permission=f"{_UP}.auth.resetPassword",
+                description="A used or unknown code answers 400 `Incorrect code provided`.",
+            )
+        },
+        "/api/auth/email-confirmation": {
+            "get": operation(
+                "Confirm an address with the code of a confirmation mail",
+                "auth.emailConfirmation",
+                _USERS_TAG,
+                ok={
+                    "description": "to the plugin's `email_confirmation_redirection` setting",
+                    "headers": {"Location": {"schema": {"type": "string"}}},
+                },
+                status=302,
+                errors=(400,),
+                parameters=[
+                    {
+                        "name": "confirmation",
+                        "in": "query",
+                        "required": True,
+                        "schema": {"type": "string"},
+                        "description": "the code of the confirmation mail",
+                    }
+                ],
+                permission=f"{_UP}.auth.emailConfirmation",
+            )
+        },
+        "/api/auth/send-email-confirmation": {
+            "post": operation(
+                "Send the address-confirmation mail again",
+                "auth.sendEmailConfirmation",
+                _USERS_TAG,
+                ok=json_ok(ref_to("ConfirmationSent")),
+                errors=(400, 413, 429),
+                body=json_body(ref_to("EmailRequest")),
+                permission=f"{_UP}.auth.sendEmailConfirmation",
+                description="The same answer whether an account has the address or not.",
             )
         },
         "/api/auth/change-password": {
@@ -464,5 +558,36 @@ _HEALTH: dict[str, Schema] = {
 }
 
 
+_NULLABLE_PATH = {"type": ["string", "null"]}
+
+#: ``GET /`` (``index.py``): where the API, GraphQL and this documentation are
+_INDEX: dict[str, Schema] = {
+    "/": {
+        "get": {
+            "summary": "The server's index: where its API, GraphQL endpoint and documentation are",
+            "operationId": "index",
+            "tags": ["Health"],
+            "security": [],
+            "responses": {
+                "200": json_ok(
+                    {
+                        "type": "object",
+                        "required": ["name", "version", "api", "graphql", "documentation"],
+                        "properties": {
+                            "name": {"const": "contentapi"},
+                            "version": {"type": "string"},
+                            "api": {"type": "string"},
+                            "graphql": _NULLABLE_PATH,
+                            "documentation": _NULLABLE_PATH,
+                            "uploads": _NULLABLE_PATH,
+                        },
+                    }
+                )
+            },
+        }
+    },
+}
+
+
 def plugin_paths(models: ModelSchemas) -> dict[str, Schema]:
-    return {**_users(models), **_upload(models), **_I18N, **_HEALTH}
+    return {**_users(models), **_upload(models), **_I18N, **_HEALTH, **_INDEX}
