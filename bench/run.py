@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import json
 import platform
+import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +30,7 @@ from bench.floor import capture_statements, replay
 from bench.load import ensure_wrk, run_wrk
 from bench.scenarios import Scenario, scenarios
 from bench.seed import seed
+from bench.serve_env import serve_env
 from bench.servers import (
     MODELS,
     ContentapiServer,
@@ -155,6 +157,11 @@ async def main() -> None:
     parser.add_argument("--against", type=Path, help="compare with a stored result (contentapi)")
     parser.add_argument("--no-floor", action="store_true")
     parser.add_argument(
+        "--dev-env",
+        action="store_true",
+        help="run contentapi from this (development) environment, not bench/.venv-serve",
+    )
+    parser.add_argument(
         "--scenarios", help="comma-separated scenario keys to run (default: all), e.g. graphql"
     )
     args = parser.parse_args()
@@ -164,7 +171,8 @@ async def main() -> None:
     chosen = [s for s in scenarios(data) if not wanted or s.key in wanted]
     servers: list[Any] = []
     if args.only in ("contentapi", "both"):
-        servers.append(ContentapiServer(workers=args.workers))
+        bin_dir = Path(sys.executable).parent if args.dev_env else serve_env()
+        servers.append(ContentapiServer(workers=args.workers, bin_dir=bin_dir))
     if args.only in ("strapi", "both") and not args.against:
         if StrapiServer.available():
             servers.append(StrapiServer())

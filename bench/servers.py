@@ -77,6 +77,8 @@ class ContentapiServer:
     process: subprocess.Popen | None = None
     database_url: str = ""
     database: str = "contentapi_bench"
+    #: where its ``contentapi`` command is (``bench/serve_env.py``; default: this environment)
+    bin_dir: Path = field(default_factory=lambda: Path(sys.executable).parent)
 
     @property
     def base_url(self) -> str:
@@ -93,11 +95,11 @@ class ContentapiServer:
             "CONTENTAPI_UPLOADS_DIR": tempfile.mkdtemp(prefix="bench-uploads-"),
             "CONTENTAPI_REST_MAX_LIMIT": "100",
         }
-        command = [str(Path(sys.executable).parent / "contentapi"), "migrate"]
+        command = [str(self.bin_dir / "contentapi"), "migrate"]
         subprocess.run(command, env=env, check=True, capture_output=True)
         self.process = subprocess.Popen(
             [
-                str(Path(sys.executable).parent / "contentapi"),
+                str(self.bin_dir / "contentapi"),
                 "serve",
                 "--port",
                 str(self.port),

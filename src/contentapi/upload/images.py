@@ -16,9 +16,9 @@ from __future__ import annotations
 import io
 import warnings
 from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
 from typing import BinaryIO
-
-from PIL import Image, UnidentifiedImageError
 
 __all__ = [
     "FORMATS",
@@ -32,9 +32,20 @@ __all__ = [
 ]
 
 MAX_PIXELS = 50_000_000
-Image.MAX_IMAGE_PIXELS = MAX_PIXELS
-# Between one and two times the cap Pillow only warns; ``inspect_image`` refuses those itself.
-warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
+
+
+@cache
+def _pillow() -> ModuleType:
+    """Pillow's ``Image``, imported at the first image: a server that never receives one does
+    not hold it (2 MB per worker)."""
+    from PIL import Image
+
+    Image.MAX_IMAGE_PIXELS = MAX_PIXELS
+    # Between one and two times the cap Pillow only warns; ``inspect_image`` refuses those.
+    warnings.filterwarnings("ignore", category=Image.DecompressionBombWarning)
+    return Image
+
+
 FORMATS: tuple[tuple[str, int, int], ...] = (
     ("thumbnail", 245, 156),
     ("large", 1000, 1000),
@@ -73,6 +84,7 @@ def _too_large(width: int, height: int) -> str:
 def inspect_image(source: BinaryIO) -> ImageInfo:
     """Decode the whole image once (``load``): a truncated or corrupt file fails here."""
     source.seek(0)
+    Image = _pillow()
     try:
         with Image.open(source) as image:  # the header only
             width, height = image.size
@@ -85,8 +97,7 @@ def inspect_image(source: BinaryIO) -> ImageInfo:
     except ImageTooLargeError:
         raise
     except (
-        UnidentifiedImageError,
-        OSError,
+        OSError,  # Pillow's UnidentifiedImageError too
         SyntaxError,
         ValueError,
     ) as error:
@@ -96,6 +107,7 @@ def inspect_image(source: BinaryIO) -> ImageInfo:
 def renditions(source: BinaryIO, info: ImageInfo) -> list[Rendition]:
     """The formats smaller than the original, encoded like the original."""
     found: list[Rendition] = []
+    Image = _pillow()
     for name, max_width, max_height in FORMATS:
         if info.width <= max_width and info.height <= max_height:
             continue
