@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
 from contentapi import __version__
 from contentapi.config import Settings
@@ -23,16 +23,17 @@ DOCUMENTATION_PATH = "/documentation"
 def build_index_router(settings: Settings) -> APIRouter:
     router = APIRouter()
     graphql = settings.graphql_endpoint if settings.graphql_enabled else None
+    # the same setting decides whether app.py mounts the documentation routes
+    documentation = DOCUMENTATION_PATH if settings.documentation_enabled else None
 
     @router.get("/", include_in_schema=False)
-    async def index(request: Request) -> OrjsonResponse:
-        paths = {getattr(route, "path", None) for route in request.app.routes}
+    async def index() -> OrjsonResponse:
         body: dict[str, Any] = {
             "name": "contentapi",
             "version": __version__,
             "api": "/api",
             "graphql": graphql,
-            "documentation": DOCUMENTATION_PATH if DOCUMENTATION_PATH in paths else None,
+            "documentation": documentation,
             # files of the local provider; S3's are served by their bucket
             "uploads": "/uploads" if settings.upload_provider == "local" else None,
         }

@@ -15,14 +15,17 @@ async def test_index_names_where_things_are(client):
         "version": __version__,
         "api": "/api",
         "graphql": "/graphql",
-        "documentation": None,  # named when the app serves /documentation
+        "documentation": "/documentation",  # served outside production by default
         "uploads": "/uploads",
     }
 
 
 async def test_index_follows_the_configuration(start_app):
-    handle = await start_app(graphql_enabled=False)
+    handle = await start_app(graphql_enabled=False, documentation=False)
     body = (await handle.client.get("/")).json()
     assert body["graphql"] is None
-    handle.app.add_api_route("/documentation", lambda: {}, methods=["GET"])
-    assert (await handle.client.get("/")).json()["documentation"] == "/documentation"
+    assert body["documentation"] is None
+    assert (await handle.client.get("/documentation")).status_code == 404
+    served = await start_app(env="production", documentation=True)
+    assert (await served.client.get("/")).json()["documentation"] == "/documentation"
+    assert (await served.client.get("/documentation")).status_code == 200
