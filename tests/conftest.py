@@ -27,6 +27,7 @@ from contentapi.auth.tokens import create_token
 from contentapi.config import Settings
 from contentapi.db.engine import StatementCounter
 from contentapi.runtime import Runtime
+from tests.support.pgproxy import RoundTripProxy
 from tests.support.s3emulator import S3Emulator
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -266,3 +267,14 @@ def s3_bucket(s3_emulator: S3Emulator) -> dict[str, object]:
         "s3_access_key_id": "test",
         "s3_secret_access_key": "test",
     }
+
+
+@pytest.fixture
+async def postgres_relay(backend: str) -> AsyncIterator[RoundTripProxy]:
+    """A relay in front of PostgreSQL that a test can stop: the database going away."""
+    if backend != "postgres":
+        pytest.skip("a PostgreSQL server going away")
+    relay = RoundTripProxy()
+    await relay.start()
+    yield relay
+    await relay.stop()

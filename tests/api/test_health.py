@@ -4,7 +4,6 @@ used: PostgreSQL behind a TCP proxy that is then stopped, SQLite whose file is n
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from contentapi.db.sync import head_revision
-from tests.support.pgproxy import RoundTripProxy
+from tests.support.pgproxy import url_through
 
 
 def _not_ready(response, message: str) -> None:
@@ -56,25 +55,12 @@ async def test_ready_answers_503_when_the_migrations_are_behind(start_app):
     assert (await handle.client.get("/_ready")).status_code == 200
 
 
-@pytest.fixture
-async def proxy(backend: str) -> AsyncIterator[RoundTripProxy]:
-    if backend != "postgres":
-        pytest.skip("a PostgreSQL server going away")
-    relay = RoundTripProxy()
-    await relay.start()
-    yield relay
-    await relay.stop()
-
-
-async def test_ready_answers_503_when_postgresql_is_unreachable(proxy, databases, start_app):
-    url = await databases.new_url()
-    base, _, name = url.rpartition("/")
-    credentials = base.rsplit("@", 1)[0]
-    handle = await start_app(
-        database_url=f"{credentials}@127.0.0.1:{proxy.port}/{name}?ssl=disable"
-    )
+async def test_ready_answers_503_when_postgresql_is_unreachable(
+    postgres_relay, databases, start_app
+):
+    handle = await start_app(database_url=url_through(postgres_relay, await databases.new_url()))
     assert (await handle.client.get("/_ready")).status_code == 200
-    await proxy.stop()  # open connections drop, new ones are refused
+    await postgres_relay.stop()  # open connections drop, new ones are refused
     _not_ready(await handle.client.get("/_ready"), "The database is unavailable")
     _not_ready(await handle.client.get("/_ready"), "The database is unavailable")
     assert (await handle.client.get("/_health")).status_code == 204

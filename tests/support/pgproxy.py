@@ -14,7 +14,7 @@ import contextlib
 import struct
 from collections.abc import AsyncIterator
 
-__all__ = ["RoundTripProxy"]
+__all__ = ["RoundTripProxy", "url_through"]
 
 _UNTYPED_REQUESTS = {80877103, 80877104}  # SSLRequest, GSSENCRequest
 
@@ -92,3 +92,10 @@ class RoundTripProxy:
                     await writer.drain()
         finally:
             writer.close()  # the server closed: so does the client's side
+
+
+def url_through(proxy: RoundTripProxy, database_url: str) -> str:
+    """``database_url`` (a test database) reached through ``proxy`` instead."""
+    base, _, name = database_url.rpartition("/")
+    credentials = base.rsplit("@", 1)[0]
+    return f"{credentials}@127.0.0.1:{proxy.port}/{name}?ssl=disable"

@@ -6,7 +6,6 @@ SQLite: another process holds the write lock past the busy timeout."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -14,7 +13,7 @@ import pytest
 from contentapi.db.outage import is_unavailable
 from contentapi.errors import ApplicationError, ValidationError
 from tests.conftest import ADMIN_TOKEN
-from tests.support.pgproxy import RoundTripProxy
+from tests.support.pgproxy import url_through
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 UNAVAILABLE = {
@@ -35,28 +34,13 @@ def _unavailable(response) -> None:
     assert response.headers["x-content-type-options"] == "nosniff"
 
 
-@pytest.fixture
-async def proxy(backend: str) -> AsyncIterator[RoundTripProxy]:
-    if backend != "postgres":
-        pytest.skip("a PostgreSQL server going away")
-    relay = RoundTripProxy()
-    await relay.start()
-    yield relay
-    await relay.stop()
-
-
-async def test_postgresql_going_away_answers_503(proxy, databases, start_app):
-    url = await databases.new_url()
-    base, _, name = url.rpartition("/")
-    credentials = base.rsplit("@", 1)[0]
-    handle = await start_app(
-        database_url=f"{credentials}@127.0.0.1:{proxy.port}/{name}?ssl=disable"
-    )
+async def test_postgresql_going_away_answers_503(postgres_relay, databases, start_app):
+    handle = await start_app(database_url=url_through(postgres_relay, await databases.new_url()))
     created = await handle.client.post(
         "/api/articles", json={"data": {"title": "Before"}}, headers=ADMIN
     )
     assert created.status_code == 200, created.text
-    await proxy.stop()  # the server is gone: open connections drop, new ones are refused
+    await postgres_relay.stop()  # the server is gone: open connections drop, new ones are refused
     for method, path, body in [
         ("GET", "/api/articles", None),  # a pooled connection that dropped
         ("GET", "/api/articles", None),  # a new connection, refused
@@ -70,15 +54,10 @@ async def test_postgresql_going_away_answers_503(proxy, databases, start_app):
 
 
 async def test_a_postgresql_refusing_connections_answers_503_on_graphql(
-    proxy, databases, start_app
+    postgres_relay, databases, start_app
 ):
-    url = await databases.new_url()
-    base, _, name = url.rpartition("/")
-    credentials = base.rsplit("@", 1)[0]
-    handle = await start_app(
-        database_url=f"{credentials}@127.0.0.1:{proxy.port}/{name}?ssl=disable"
-    )
-    await proxy.stop()
+    handle = await start_app(database_url=url_through(postgres_relay, await databases.new_url()))
+    await postgres_relay.stop()
     response = await handle.client.post(
         "/graphql", json={"query": "{ articles { data { id } } }"}, headers=ADMIN
     )

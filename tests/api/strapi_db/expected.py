@@ -1,8 +1,9 @@
 """What contentapi answers where Strapi 4.25's recorded answer is deliberately not repeated.
 
 docs/differences-from-strapi.md lists where contentapi differs from Strapi on purpose; these are
-the cases the Strapi-database fixture meets. The test of the fixture and ``make diff``'s round-trip mode
-(which compares the other way: contentapi's answers with Strapi's after contentapi wrote)
+the cases the Strapi-database fixture meets. The test of the fixture and ``make diff``'s
+round-trip mode (which compares the other way: contentapi's answers with Strapi's after
+contentapi wrote)
 both derive the expected answer from Strapi's here. docs/strapi-migration.md lists them for a
 team that switches.
 """
