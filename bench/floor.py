@@ -1,5 +1,9 @@
 """The raw-SQL floor: the statements contentapi issues for a request, replayed through asyncpg
-alone at the same concurrency — how many "requests" PostgreSQL itself could serve."""
+alone at the same concurrency — how many "requests" PostgreSQL itself could serve.
+
+A write is replayed as the transaction it is (``BEGIN``, its statements, ``COMMIT``): the
+benchmark's PUT sends every request to one entry, so the replay queues on that entry's row lock
+as the server's requests do, and the floor says what the lock allows."""
 
 from __future__ import annotations
 
@@ -51,9 +55,15 @@ async def capture_statements(
 
 
 async def replay(
-    dsn: str, statements: list[tuple[str, tuple[Any, ...]]], seconds: int, connections: int
+    dsn: str,
+    statements: list[tuple[str, tuple[Any, ...]]],
+    seconds: int,
+    connections: int,
+    *,
+    transaction: bool = False,
 ) -> float:
-    """Sequences of ``statements`` completed per second over ``connections`` connections."""
+    """Sequences of ``statements`` completed per second over ``connections`` connections, each
+    sequence in a transaction of its own when ``transaction``."""
     pool = await asyncpg.create_pool(dsn, min_size=connections, max_size=connections)
     done = 0
     deadline = time.monotonic() + seconds
@@ -62,8 +72,13 @@ async def replay(
         nonlocal done
         async with pool.acquire() as conn:
             while time.monotonic() < deadline:
-                for sql, params in statements:
-                    await conn.fetch(sql, *params)
+                if transaction:
+                    async with conn.transaction():
+                        for sql, params in statements:
+                            await conn.fetch(sql, *params)
+                else:
+                    for sql, params in statements:
+                        await conn.fetch(sql, *params)
                 done += 1
 
     try:

@@ -74,6 +74,11 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     )
     app.state.runtime = runtime
     install_error_handlers(app)
+    # First: most requests are content requests, and FastAPI tries the routers in this order
+    # (every route of each router before, twice per request). Nothing else can be shadowed:
+    # content paths are /api/<plural or singular name>, and the names the other routers use
+    # under /api are reserved (schema/validate.py).
+    app.include_router(build_content_router(runtime.registry))
     app.include_router(build_health_router())
     if settings.documentation_enabled:
         app.include_router(build_documentation_router(runtime.registry, settings))
@@ -81,7 +86,6 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(build_users_router(runtime))
     app.include_router(build_upload_router(runtime))
     app.include_router(build_i18n_router(runtime))
-    app.include_router(build_content_router(runtime.registry))
     if settings.graphql_enabled:
         app.include_router(build_graphql(runtime, extensions))
     if settings.upload_provider == "local":  # S3 objects are served by their bucket (or CDN)

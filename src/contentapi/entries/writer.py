@@ -21,11 +21,11 @@ from sqlalchemy import (
     JSON,
     Column,
     Integer,
-    Row,
     Table,
     and_,
     any_,
     bindparam,
+    func,
     null,
     select,
     text,
@@ -66,6 +66,20 @@ def row_values(table: Table, columns: Mapping[str, Any]) -> dict[str, Any]:
         name: null() if value is None and name in json_columns else value
         for name, value in columns.items()
     }
+
+
+def _check_existing(
+    attribute: RelationAttribute, write: RelationWrite, existing: Sequence[Any]
+) -> None:
+    """Strapi's error for relation targets that do not exist, ``existing`` being those that do."""
+    found = {int(entry_id) for entry_id in existing}
+    missing = [entry_id for entry_id in write.referenced_ids() if entry_id not in found]
+    if missing:
+        raise _fail(
+            write.path,
+            f"{len(missing)} relation(s) of type {attribute.target} associated with this "
+            f"entity do not exist: {', '.join(map(str, missing))}",
+        )
 
 
 def _fail(path: tuple[str | int, ...], message: str) -> ValidationError:
@@ -128,7 +142,7 @@ class Writer:
         row_id: int,
         write: ModelWrite,
         answer: Sequence[Column[Any]],
-    ) -> Row[Any] | None:
+    ) -> Sequence[Any] | None:
         """``update_row`` for an entry not locked yet; the entry's ``answer`` columns as they
         are after the write, or ``None`` when the entry does not exist (nothing written).
 
@@ -138,16 +152,33 @@ class Writer:
         and reads the answer's columns (no ``SELECT … FOR UPDATE`` first, no read after).
         """
         table = self.tables.entity(model.uid)
-        await self._check_targets(conn, model, row_id, write)
-        if write.columns:
+        if write.columns and not self.is_sqlite:
+            # The targets are read by the UPDATE itself (a subquery per relation, evaluated
+            # once the row is found): one round trip fewer, and still none under the lock.
+            checks = self._target_reads(model, write)
             statement = table.update().where(table.c.id == row_id)
-            changed = statement.values(row_values(table, write.columns)).returning(*answer)
-            row = (await conn.execute(changed)).first()
+            changed = statement.values(row_values(table, write.columns)).returning(
+                *answer, *(read for _, _, read in checks)
+            )
+            found = (await conn.execute(changed)).first()
+            if found is None:
+                return None  # 404 before any missing target, as Strapi answers
+            for (attribute, relation, _), existing in zip(
+                checks, found[len(answer) :], strict=True
+            ):
+                _check_existing(attribute, relation, existing or ())
+            row: Sequence[Any] | None = found[: len(answer)]
         else:
-            locked = select(*answer).where(table.c.id == row_id).with_for_update()
-            row = (await conn.execute(locked)).first()
-        if row is None:
-            return None
+            await self._check_targets(conn, model, row_id, write)
+            if write.columns:
+                statement = table.update().where(table.c.id == row_id)
+                changed = statement.values(row_values(table, write.columns)).returning(*answer)
+                row = (await conn.execute(changed)).first()
+            else:
+                locked = select(*answer).where(table.c.id == row_id).with_for_update()
+                row = (await conn.execute(locked)).first()
+            if row is None:
+                return None
         await self.check_unique(conn, model, write, row_id)
         await self.apply_nested(conn, model, row_id, write, creating=False, targets_checked=True)
         return row
@@ -203,14 +234,26 @@ class Writer:
         if not referenced:
             return
         target = self.tables.entity(attribute.target)
-        existing = {int(row[0]) for row in await self._existing(conn, target, referenced)}
-        missing = [entry_id for entry_id in referenced if entry_id not in existing]
-        if missing:
-            raise _fail(
-                write.path,
-                f"{len(missing)} relation(s) of type {attribute.target} associated with this "
-                f"entity do not exist: {', '.join(map(str, missing))}",
-            )
+        existing = [row[0] for row in await self._existing(conn, target, referenced)]
+        _check_existing(attribute, write, existing)
+
+    def _target_reads(
+        self, model: Model, write: ModelWrite
+    ) -> list[tuple[RelationAttribute, RelationWrite, Any]]:
+        """Per relation write that references targets: the ids among them that exist, as a
+        scalar subquery (an array, ``NULL`` for none) to return with the entry's ``UPDATE``."""
+        reads: list[tuple[RelationAttribute, RelationWrite, Any]] = []
+        for name, relation in write.relations.items():
+            attribute = model.attributes[name]
+            assert isinstance(attribute, RelationAttribute)
+            referenced = relation.referenced_ids()
+            if not referenced:
+                continue
+            target = self.tables.entity(attribute.target)
+            among = target.c.id == any_(bindparam(None, referenced, type_=ARRAY(Integer)))
+            existing = select(func.array_agg(target.c.id)).where(among).scalar_subquery()
+            reads.append((attribute, relation, existing.label(f"targets_{len(reads)}")))
+        return reads
 
     async def _store_relation(
         self,

@@ -68,7 +68,8 @@ RESERVED_ATTRIBUTES = frozenset(
         "__typename",
     }
 )
-#: Plural names whose routes the server's plugins own.
+#: Names under /api whose routes the server's plugins own: no collection type's plural name and
+#: no single type's singular name (the content routes are tried first, app.py).
 RESERVED_PLURALS = frozenset({"auth", "users", "upload", "i18n", "users-permissions", "connect"})
 #: every attribute ``type`` a model may use (did-you-mean hints choose among them)
 ATTRIBUTE_TYPES = frozenset({*SCALAR_TYPES, "relation", "media", "component", "dynamiczone"})
@@ -428,6 +429,14 @@ def parse_content_type(
         errors.add(None, "info.singularName and info.pluralName must differ")
     if uid is None and isinstance(plural, str) and plural in RESERVED_PLURALS:
         errors.add(None, f"info.pluralName {plural!r} is reserved by the server")
+    # a single type's routes are /api/<singularName>
+    if (
+        uid is None
+        and kind == "singleType"
+        and isinstance(singular, str)
+        and singular in RESERVED_PLURALS
+    ):
+        errors.add(None, f"info.singularName {singular!r} is reserved by the server")
     options = _object(doc, "options")
     table = doc.get("collectionName") or (snake_case(plural) if isinstance(plural, str) else None)
     if not isinstance(table, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", table):

@@ -260,3 +260,22 @@ def test_startup_fails_on_an_invalid_model(tmp_path):
             )
         )
     assert f"{path}: attribute 'body': unknown attribute type 'markdown'" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("kind", "singular", "plural", "reserved"),
+    [
+        ("collectionType", "user", "users", "pluralName 'users'"),
+        ("singleType", "upload", "uploads", "singularName 'upload'"),
+        ("singleType", "auth", "auths", "singularName 'auth'"),
+    ],
+)
+def test_names_the_server_routes_own_are_reserved(tmp_path, kind, singular, plural, reserved):
+    """The content routes are tried before the plugins' (app.py): a model may not take a path
+    under /api that a plugin serves."""
+    doc = _article()
+    doc.update(kind=kind, collectionName=plural.replace("-", "_"))
+    doc["info"] = {"singularName": singular, "pluralName": plural, "displayName": singular}
+    path = _write(tmp_path, f"{singular}.json", doc)
+    errors = _errors(tmp_path)
+    assert any(str(path) in e and f"{reserved} is reserved" in e for e in errors), errors
