@@ -31,6 +31,7 @@ from contentapi.entries.localization import (
 from contentapi.entries.messages import RequestError
 from contentapi.entries.nested import full_populate, ids_only
 from contentapi.entries.totals import TotalsCache
+from contentapi.entries.turns import EntryTurns
 from contentapi.entries.writer import Writer
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import ReadQuery
@@ -86,6 +87,8 @@ class EntryService:
         self._pages: dict[Any, tuple[Select[Any], Columns, Select[Any], Any]] = {}
         #: list totals per query (PostgreSQL: trusted while the change listener listens)
         self.totals = TotalsCache()
+        #: updates of one entry queue here, one transaction at a time per worker (turns.py)
+        self.turns = EntryTurns()
         database.after_write.append(self.totals.clear)
         #: built one-entry statements by type, fields and state (a handful per type)
         self._by_id: dict[Any, tuple[Select[Any], Columns]] = {}
@@ -288,7 +291,7 @@ class EntryService:
         query = query or ReadQuery()
         table = self.tables.entity(uid)
         columns = select_columns(content_type, query.fields)
-        async with self._writing(uid) as conn:
+        async with self.turns.turn((uid, entry_id)), self._writing(uid) as conn:
             row = await self.writer.lock_and_update_row(
                 conn, content_type, entry_id, write, [table.c[column] for column, _ in columns]
             )

@@ -9,6 +9,9 @@ the answer comes back with the ``UPDATE``.
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+
 from tests.conftest import ADMIN_TOKEN
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -83,3 +86,55 @@ async def test_a_missing_entry_is_404_before_its_missing_targets(app):
     assert "do not exist: 42" in missing_target.json()["error"]["message"]
     unchanged = await app.client.get("/api/articles/1", headers=ADMIN)
     assert unchanged.json()["data"]["attributes"]["title"] == "Tea"
+
+
+async def test_updates_of_one_entry_take_turns_in_a_worker(app):
+    """Concurrent PUTs of one entry open their transactions one after the other in a worker
+    (entries/turns.py); PUTs of different entries do not wait for each other."""
+    await _seed(app)
+    await app.runtime.entries.create("api::article.article", {"title": "Ink"})
+    service = app.runtime.entries
+    original = service._writing
+    open_now: dict[int, int] = {1: 0, 2: 0}
+    most: dict[int, int] = {1: 0, 2: 0}
+
+    def counting(uid):
+        manager = original(uid)
+
+        class Counted:
+            async def __aenter__(self):
+                conn = await manager.__aenter__()
+                self.entry = current.get()
+                open_now[self.entry] += 1
+                most[self.entry] = max(most[self.entry], open_now[self.entry])
+                await asyncio.sleep(0.01)  # others get every chance to start theirs meanwhile
+                return conn
+
+            async def __aexit__(self, *exc):
+                open_now[self.entry] -= 1
+                return await manager.__aexit__(*exc)
+
+        return Counted()
+
+    current: contextvars.ContextVar[int] = contextvars.ContextVar("entry")
+
+    async def put(entry_id: int, n: int):
+        current.set(entry_id)
+        body = {"data": {"title": f"Title {n}", "categories": {"connect": [1 + n % 2]}}}
+        return await app.client.put(f"/api/articles/{entry_id}", json=body, headers=ADMIN)
+
+    service._writing = counting
+    try:
+        answers = await asyncio.gather(*(put(1 + n % 2, n) for n in range(12)))
+    finally:
+        service._writing = original
+    assert [answer.status_code for answer in answers] == [200] * 12, answers[0].text
+    assert most == {1: 1, 2: 1}
+    assert len(service.turns) == 0  # nothing kept once the writes are done
+    titles = {
+        (await app.client.get(f"/api/articles/{n}", headers=ADMIN)).json()["data"]["attributes"][
+            "title"
+        ]
+        for n in (1, 2)
+    }
+    assert titles <= {f"Title {n}" for n in range(12)}
