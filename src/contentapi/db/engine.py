@@ -8,11 +8,13 @@ block writers.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import orjson
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
@@ -24,6 +26,8 @@ from contentapi.errors import ServiceUnavailableError
 
 __all__ = ["Database", "StatementCounter", "pg_lower"]
 
+#: below this, every float orjson reads was written as a float or an integer it reads exactly
+_HUGE = 9.2e18
 #: The SQL name of ``pg_lower`` on SQLite connections.
 SQLITE_LOWER = "pg_lower"
 
@@ -43,6 +47,38 @@ def pg_lower(text: str | None) -> str | None:
 _SPECIAL_LOWER = {"\u0130": "i"}
 
 
+def json_loads(text: str) -> Any:
+    """How JSON and JSONB values are read: orjson, several times faster than the standard
+    library on the small objects a populated page reads by the hundred (each related row comes
+    back as ``jsonb``). orjson reads an integer beyond 64 bits as a float, so a value holding a
+    float that large is read again by the standard library, as is what orjson refuses
+    (``1e400``, lone surrogate escapes, ``NaN`` in SQLite's JSON text): every value reads
+    exactly as before."""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+    return json.loads(text) if _holds_huge_float(value) else value
+
+
+def _holds_huge_float(value: Any) -> bool:
+    kind = type(value)
+    if kind is float:
+        return not -_HUGE < value < _HUGE
+    if kind is dict:
+        value = value.values()
+    elif kind is not list:
+        return False
+    for item in value:
+        kind = type(item)
+        if kind is float:
+            if not -_HUGE < item < _HUGE:
+                return True
+        elif (kind is dict or kind is list) and _holds_huge_float(item):
+            return True
+    return False
+
+
 class Database:
     """One engine per process; ``read()`` and ``write()`` hand out connections in a transaction."""
 
@@ -58,7 +94,7 @@ class Database:
         self.dialect = parsed.get_backend_name()
         #: how long a SQLite statement waits for the database lock before failing (503)
         self.sqlite_busy_timeout = sqlite_busy_timeout
-        options: dict[str, Any] = {"echo": echo}
+        options: dict[str, Any] = {"echo": echo, "json_deserializer": json_loads}
         if self.dialect == "sqlite":
             database = parsed.database
             if database and database != ":memory:":
