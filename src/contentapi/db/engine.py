@@ -101,8 +101,14 @@ class Database:
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
             options["connect_args"] = {"timeout": sqlite_busy_timeout}
         else:
-            options["pool_size"] = 10
-            options["max_overflow"] = 10
+            # Up to 20 connections, each kept once opened. Not 10 plus 10 "overflow": SQLAlchemy
+            # closes an overflow connection as soon as it is returned, so a worker with more
+            # than 10 requests in flight (the accept split between workers is uneven: 11 of 16
+            # benchmark connections on one worker) opened and closed a connection per request
+            # — a new backend, statements prepared and planned on cold caches: 160 new sessions
+            # in 10 s and the deep filter's p99 at 190-300 ms (docs/benchmarks.md).
+            options["pool_size"] = 20
+            options["max_overflow"] = 0
             # No pre-ping: it costs a round trip per checkout. A connection the server dropped
             # fails its statement once; SQLAlchemy then invalidates the whole pool, and
             # connections older than the recycle age are replaced before use.

@@ -3,6 +3,15 @@
 - A filter through a relation or component compiles to ``EXISTS (…)`` correlated on the outer
   row, so a parent matching through several related rows appears once and ``count(*)`` over the
   same WHERE is exact.
+- Where a filter through a relation needs nothing of the related entry but its id (conditions on
+  ``id``, filters through its own relations or components, ``$null``), the ``EXISTS`` reads the
+  link table alone: the link's target column *is* that id (a foreign key, ``ON DELETE CASCADE``,
+  in Strapi's layout too, so a link row always has its entry). Besides a join less, this lets
+  PostgreSQL probe a nested relation filter per candidate row: for
+  ``filters[author][books][pages][$gt]=900`` the page joined ``authors`` and the planner
+  materialized "authors having such a book" for all authors (1,700 index probes, 2.8 ms at
+  50,000 books); correlated on ``books_author_links.author_id`` it stops at the first match of
+  each candidate book's author (200 probes, 0.6 ms at 5,000 and 50,000 books alike).
 - A sort through a relation or component compiles to a correlated ``MIN`` (ascending) or
   ``MAX`` (descending) sub-query, so each parent appears once even through a to-many relation.
 - Long ``$or``/``$and`` lists (an array of up to 1,000 values given to a non-array operator, or
@@ -16,7 +25,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -34,6 +43,7 @@ from sqlalchemy import (
     true,
 )
 from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.base import ReadOnlyColumnCollection
 from sqlalchemy.sql.elements import UnaryExpression
 from sqlalchemy.sql.visitors import InternalTraversal
 
@@ -51,6 +61,9 @@ from contentapi.schema.naming import snake_case
 from contentapi.schema.registry import Registry
 
 __all__ = ["Compiler", "localizations_link"]
+
+#: a row's columns by name: a table's ``.c``, or ``{"id": link column}`` (``Compiler._exists``)
+Columns = Mapping[str, Any] | ReadOnlyColumnCollection[str, Any]
 
 
 def localizations_link(tables: ContentTables, model: Model) -> RelationLink:
@@ -101,24 +114,30 @@ class Compiler:
     def where(self, model: Model, table: FromClause, node: Filter | None) -> ColumnElement[bool]:
         if node is None:
             return true()
+        return self._where(model, table.c, node)
+
+    def _where(self, model: Model, columns: Columns, node: Filter) -> ColumnElement[bool]:
+        """``node`` on the row whose columns are ``columns`` (a table's, or only ``id``: the
+        link column standing for a related entry, ``_exists``)."""
         if isinstance(node, Comparison):
             operator = OPERATORS[node.operator]
-            column: Any = table.c[node.column]
+            column: Any = columns[node.column]
             if node.as_text:
                 column = cast(column, String)
             return operator.build(column, node.value, self.dialect)
         if isinstance(node, And):
-            return _balanced(and_, [self.where(model, table, item) for item in node.items])
+            return _balanced(and_, [self._where(model, columns, item) for item in node.items])
         if isinstance(node, Or):
-            return _balanced(or_, [self.where(model, table, item) for item in node.items])
+            return _balanced(or_, [self._where(model, columns, item) for item in node.items])
         if isinstance(node, Not):
-            return not_(self.where(model, table, node.item))
-        return self._exists(model, table, node)
+            return not_(self._where(model, columns, node.item))
+        return self._exists(model, columns["id"], node)
 
-    def _exists(self, model: Model, outer: FromClause, node: Through) -> ColumnElement[bool]:
+    def _exists(
+        self, model: Model, outer_id: ColumnElement[Any], node: Through
+    ) -> ColumnElement[bool]:
         attribute = model.attributes.get(node.attribute)
         target = self.model(node.target)
-        target_table = self.tables.entity(target.uid).alias()
         if attribute is None or isinstance(attribute, RelationAttribute):
             link = (
                 model.links[node.attribute]
@@ -130,30 +149,38 @@ class Compiler:
                 if attribute is not None
                 else self.tables.localizations[model.uid].alias()
             )
-            condition = link_table.c[link.source_column] == outer.c.id
+            condition = link_table.c[link.source_column] == outer_id
             if node.filter is None:
                 found = exists().where(condition)
+            elif _needs_only_id(node.filter):  # the link row stands for the entry (module doc)
+                target_id = link_table.c[link.target_column]
+                found = exists().where(
+                    condition, self._where(target, {"id": target_id}, node.filter)
+                )
             else:
+                target_table = self.tables.entity(target.uid).alias()
                 found = exists().where(
                     condition,
                     target_table.c.id == link_table.c[link.target_column],
-                    self.where(target, target_table, node.filter),
+                    self._where(target, target_table.c, node.filter),
                 )
         else:
+            # component join rows are not foreign keys of the component tables: always joined
             assert isinstance(attribute, ComponentAttribute)
             join = self.tables.component_joins[model.uid].alias()
             condition = and_(
-                join.c.entity_id == outer.c.id,
+                join.c.entity_id == outer_id,
                 join.c.field == node.attribute,
                 join.c.component_type == target.uid,
             )
             if node.filter is None:
                 found = exists().where(condition)
             else:
+                target_table = self.tables.entity(target.uid).alias()
                 found = exists().where(
                     condition,
                     target_table.c.id == join.c.component_id,
-                    self.where(target, target_table, node.filter),
+                    self._where(target, target_table.c, node.filter),
                 )
         return not_(found) if node.negated else found
 
@@ -229,6 +256,18 @@ class Compiler:
         if kind in STRING_KINDS and self.dialect == "postgresql":
             return column.collate("C")
         return column
+
+
+def _needs_only_id(node: Filter) -> bool:
+    """Whether ``node`` reads nothing of its row but the id: comparisons on ``id`` and filters
+    through the row's own relations or components, however combined."""
+    if isinstance(node, Comparison):
+        return node.column == "id"
+    if isinstance(node, And | Or):
+        return all(_needs_only_id(item) for item in node.items)
+    if isinstance(node, Not):
+        return _needs_only_id(node.item)
+    return True  # a Through: correlated on the id alone
 
 
 #: Up to this many operands are joined flat; longer lists are split in halves.
