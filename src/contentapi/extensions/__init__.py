@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import Any
 
 import graphql
-import strawberry
 
 from contentapi.graphql.extension import ExtensionError, ExtensionService, Helpers
 from contentapi.graphql.shadow_crud import ContentTypeSwitches, ShadowCrud
@@ -93,12 +92,17 @@ class App:
         self.registry = registry
         self.policies = NamedHandlers("policy")
         self.middlewares = NamedHandlers("middleware")
-        self.graphql = GraphQLCustomization(
-            lambda: Helpers(strawberry=strawberry, graphql=graphql, registry=registry, app=self),
-            registry,
-        )
+        self.graphql = GraphQLCustomization(lambda: self._helpers(registry), registry)
         #: the running server's services (``Runtime``), set once it is built
         self.runtime: Any = None
+
+    def _helpers(self, registry: Any) -> Helpers:
+        """What a callable extension receives. Strawberry is imported here, when an extension
+        asks for it, not with the server: 10 MB per worker that a server without Strawberry
+        extensions never uses (docs/benchmarks.md)."""
+        import strawberry
+
+        return Helpers(strawberry=strawberry, graphql=graphql, registry=registry, app=self)
 
 
 def _import(name: str) -> Any:

@@ -16,6 +16,7 @@ from email.utils import formataddr
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.auth.plugin_settings import MailTemplate, read_advanced, read_mail_templates
 from contentapi.entries.input import parse_entry_input
@@ -54,6 +55,17 @@ class AccountMail:
         """The user as a template sees it (``USER.username``): no private attribute."""
         entry = await self.runtime.entries.find_one(USER_UID, user_id, ReadQuery())
         return None if entry is None else self.runtime.serializer.plain(self.content_type, entry)
+
+    async def _user_by_code(self, conn: AsyncConnection, column: str, code: str) -> int | None:
+        """The id of the user whose one-time code in ``column`` (``reset_password_token``,
+        ``confirmation_token``) is ``code``; ``None`` when no stored digest matches."""
+        stored = self.users.c[column]
+        row = (
+            await conn.execute(select(self.users.c.id, stored).where(stored == stored_digest(code)))
+        ).first()
+        if row is None or not digest_matches(row[1], code):
+            return None
+        return int(row.id)
 
     def _mail(
         self, template: MailTemplate, to: str, data: dict[str, Any], user: dict[str, Any]
@@ -122,14 +134,8 @@ class AccountMail:
         digest = stored_digest(code)
         users = self.users
         async with self.runtime.database.read() as conn:
-            row = (
-                await conn.execute(
-                    select(users.c.id, users.c.reset_password_token).where(
-                        users.c.reset_password_token == digest
-                    )
-                )
-            ).first()
-        if row is None or not digest_matches(row.reset_password_token, code):
+            user_id = await self._user_by_code(conn, "reset_password_token", code)
+        if user_id is None:
             raise ValidationError("Incorrect code provided")
         write = parse_entry_input(
             self.content_type,
@@ -145,13 +151,13 @@ class AccountMail:
         async with self.runtime.database.write() as conn:
             used = await conn.execute(
                 users.update()
-                .where(users.c.id == row.id, users.c.reset_password_token == digest)
+                .where(users.c.id == user_id, users.c.reset_password_token == digest)
                 .values(columns)
                 .returning(users.c.id)
             )
             if used.first() is None:  # used by a concurrent request meanwhile
                 raise ValidationError("Incorrect code provided")
-        return int(row.id)
+        return user_id
 
     # ------------------------------------------------------------ address confirmation
 
@@ -183,24 +189,18 @@ class AccountMail:
         digest = stored_digest(code)
         users = self.users
         async with self.runtime.database.write() as conn:
-            row = (
-                await conn.execute(
-                    select(users.c.id, users.c.confirmation_token).where(
-                        users.c.confirmation_token == digest
-                    )
-                )
-            ).first()
-            if row is None or not digest_matches(row.confirmation_token, code):
+            user_id = await self._user_by_code(conn, "confirmation_token", code)
+            if user_id is None:
                 raise ValidationError("Invalid token")
             used = await conn.execute(
                 users.update()
-                .where(users.c.id == row.id, users.c.confirmation_token == digest)
+                .where(users.c.id == user_id, users.c.confirmation_token == digest)
                 .values(confirmed=True, confirmation_token=None)
                 .returning(users.c.id)
             )
             if used.first() is None:
                 raise ValidationError("Invalid token")
-        return int(row.id)
+        return user_id
 
     async def confirmation_redirect(self) -> str:
         async with self.runtime.database.read() as conn:

@@ -1,0 +1,34 @@
+"""What a worker imports: heavy libraries that only some servers use stay out of the others
+(peak RSS of ``serve --workers N`` is their sum per worker; docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+
+_PROBE = """
+import json, sys
+from contentapi.app import create_app
+create_app()
+print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+"""
+
+
+def test_a_server_without_strawberry_extensions_does_not_import_strawberry(tmp_path: Path) -> None:
+    """Strawberry (10 MB per worker) is imported when an extension asks for it, not before."""
+    env = {
+        "CONTENTAPI_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'probe.db'}",
+        "CONTENTAPI_CONTENT_TYPES_DIR": str(MODELS),
+        "CONTENTAPI_UPLOADS_DIR": str(tmp_path / "uploads"),
+        "PATH": "/usr/bin:/bin",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, check=True
+    )
+    imported = set(json.loads(result.stdout.strip().splitlines()[-1]))
+    assert "contentapi" in imported
+    assert "strawberry" not in imported
