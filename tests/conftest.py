@@ -271,9 +271,10 @@ def s3_bucket(s3_emulator: S3Emulator) -> dict[str, object]:
 
 @pytest.fixture
 async def postgres_relay(backend: str) -> AsyncIterator[RoundTripProxy]:
-    """A relay in front of PostgreSQL that a test can stop: the database going away."""
+    """A relay in front of PostgreSQL (``tests/support/pgproxy.py``): it counts round trips,
+    and a test can stop it — the database going away."""
     if backend != "postgres":
-        pytest.skip("a PostgreSQL server going away")
+        pytest.skip("a relay in front of PostgreSQL")
     relay = RoundTripProxy()
     await relay.start()
     yield relay

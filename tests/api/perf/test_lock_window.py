@@ -95,6 +95,7 @@ async def test_updates_of_one_entry_take_turns_in_a_worker(app):
     await app.runtime.entries.create("api::article.article", {"title": "Ink"})
     service = app.runtime.entries
     original = service._writing
+    current: contextvars.ContextVar[int] = contextvars.ContextVar("entry")
     open_now: dict[int, int] = {1: 0, 2: 0}
     most: dict[int, int] = {1: 0, 2: 0}
 
@@ -115,8 +116,6 @@ async def test_updates_of_one_entry_take_turns_in_a_worker(app):
                 return await manager.__aexit__(*exc)
 
         return Counted()
-
-    current: contextvars.ContextVar[int] = contextvars.ContextVar("entry")
 
     async def put(entry_id: int, n: int):
         current.set(entry_id)

@@ -9,43 +9,25 @@ requests are asserted on both databases in tests/api/query/test_statements.py.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from tests.conftest import ADMIN_TOKEN
-from tests.support.pgproxy import RoundTripProxy
+from tests.support.pgproxy import RoundTripProxy, url_through
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
 
 @pytest.fixture
-async def proxy(backend: str) -> AsyncIterator[RoundTripProxy]:
-    if backend != "postgres":
-        pytest.skip("round trips are counted on PostgreSQL's wire protocol")
-    counting = RoundTripProxy()
-    await counting.start()
-    yield counting  # stopped after the app (fixtures end in reverse order)
-    await counting.stop()
-
-
-@pytest.fixture
-async def proxied(proxy: RoundTripProxy, databases: Any, start_app: Any) -> Any:
-    url = await databases.new_url()
-    base, _, name = url.rpartition("/")
-    credentials = base.rsplit("@", 1)[0]
-    handle = await start_app(
-        database_url=f"{credentials}@127.0.0.1:{proxy.port}/{name}?ssl=disable"
-    )
-    handle.proxy = proxy
+async def proxied(postgres_relay: RoundTripProxy, databases: Any, start_app: Any) -> Any:
+    handle = await start_app(database_url=url_through(postgres_relay, await databases.new_url()))
+    handle.proxy = postgres_relay
     return handle
 
 
 async def _count(handle: Any, method: str, path: str, **kwargs: Any) -> int:
     await handle.client.request(method, path, headers=ADMIN, **kwargs)  # warm: prepares, caches
-    # the token's last_used_at stamp (at most once a minute, after the request: not its cost)
-    await handle.runtime.token_usage.settle()
     # the token's last_used_at stamp (at most once a minute, after the request: not its cost)
     await handle.runtime.token_usage.settle()
     async with handle.proxy.counting() as counted:
