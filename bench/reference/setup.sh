@@ -18,6 +18,7 @@ MODELS="${MODELS_DIR:-$PWD/content-types}"
 MODELS="$(cd "$MODELS" && pwd)"
 [ -d "$MODELS/src/api" ] && MODELS="$MODELS/src"   # a Strapi project folder: its src/
 CUSTOM_FIELDS="${CUSTOM_FIELDS:-}"
+LOCALES="${LOCALES:-fr}"   # created at start-up besides the default en (codes, space-separated)
 STRAPI_VERSION="${STRAPI_VERSION:-4.25.24}"
 
 echo "reference dir: $REFERENCE_DIR   models: $MODELS   strapi: $STRAPI_VERSION"
@@ -172,7 +173,8 @@ for spec in $CUSTOM_FIELDS; do
 done
 for d in src/plugins/*/; do [ -f "$d/strapi-server.js" ] && echo "} };" >> "$d/strapi-server.js"; done
 
-# ---------------------------------------------------------------- bootstrap: fr locale + full-access API token
+# ---------------------------------------------------------------- bootstrap: locales + full-access API token
+node -e "console.log(JSON.stringify({ locales: process.argv.slice(1) }))" $LOCALES > config/reference-locales.json
 cat > src/index.js <<'JS'
 'use strict';
 const fs = require('fs');
@@ -184,11 +186,14 @@ module.exports = {
   register(/* { strapi } */) {},
 
   async bootstrap({ strapi }) {
-    // --- i18n: locale fr besides the default en
+    // --- i18n: the locales of config/reference-locales.json (LOCALES of setup.sh) besides the default en
     const locales = strapi.plugin('i18n').service('locales');
-    if (!(await locales.findByCode('fr'))) {
-      await locales.create({ code: 'fr', name: 'French (fr)' });
-      strapi.log.info('[reference] created locale fr');
+    const wanted = JSON.parse(fs.readFileSync(path.join(strapi.dirs.app.root, 'config', 'reference-locales.json'), 'utf8')).locales;
+    for (const code of wanted) {
+      if (!(await locales.findByCode(code))) {
+        await locales.create({ code, name: code === 'fr' ? 'French (fr)' : code });
+        strapi.log.info(`[reference] created locale ${code}`);
+      }
     }
 
     // --- full-access API token, secret written to TOKEN file
