@@ -127,6 +127,9 @@ class _Builder:
         kind = spec.get("type")
         if kind == "customField":
             kind = "richtext"  # the custom fields of the corpus store text (CKEditor: richtext)
+        if kind == "uid" or (kind == "string" and name == "slug"):
+            owner = entry.uid.split(".")[-1]
+            return f"{owner}-{n}{suffix.replace(' ', '-').lower()}"
         if kind in ("string", "text"):
             return self.text(name, n, spec, suffix)
         if kind == "richtext":
@@ -135,9 +138,6 @@ class _Builder:
             return f"{name.lower()}{n}{suffix.replace(' ', '')}@example.com"
         if kind == "password":
             return f"Password-{n}!"
-        if kind == "uid":
-            owner = entry.uid.split(".")[-1]
-            return f"{owner}-{n}{suffix.replace(' ', '-').lower()}"
         if kind in ("integer", "biginteger"):
             low, high = spec.get("min"), spec.get("max")
             number = int(low) + n % (int(high) - int(low) + 1) if low is not None else 10 * n + 1

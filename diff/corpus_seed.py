@@ -68,7 +68,9 @@ async def _write(
 ) -> Any:
     response = await client.request(method, url, json=body)
     if response.status_code >= 300:
-        seeded.failures.append(f"{what}: {method} {url} → {response.status_code} {response.text[:300]}")
+        seeded.failures.append(
+            f"{what}: {method} {url} → {response.status_code} {response.text[:300]}"
+        )
         return None
     payload = response.json()
     if isinstance(payload, dict) and isinstance(payload.get("data"), dict):
@@ -122,7 +124,9 @@ async def seed_project(client: httpx.AsyncClient, project: Project, plan: Plan) 
             body.pop("password", None)
             await _write(client, "PUT", f"/api/users/{entry_id}", body, entry.key, seeded)
         elif model.kind == "collectionType":
-            await _write(client, "PUT", f"{model.path}/{entry_id}", {"data": body}, entry.key, seeded)
+            await _write(
+                client, "PUT", f"{model.path}/{entry_id}", {"data": body}, entry.key, seeded
+            )
         else:
             suffix = f"?locale={entry.locale}" if entry.locale else ""
             await _write(client, "PUT", f"{model.path}{suffix}", {"data": body}, entry.key, seeded)
