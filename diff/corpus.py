@@ -133,7 +133,7 @@ def _load_failure(src: Path, project: Project) -> str | None:
     try:
         registry = load_registry(src)
     except Exception as error:  # the loader's own report, whatever its class
-        return f"{type(error).__name__}: {error}"
+        return f"{type(error).__name__}: {error}".replace(f"{ROOT}/", "")
     missing = sorted(set(project.types) - set(registry.content_types))
     return f"content types not loaded: {', '.join(missing)}" if missing else None
 

@@ -2,7 +2,7 @@
 
 Every content type gets entries (collection types 4 — with draft & publish the last one a
 draft — single types 1), every attribute a value of its type within the model's limits
-(``min``/``max``, lengths), repeatable components two items, every dynamic zone one item of
+(``min``/``max``, lengths, ``regex``), repeatable components two items, every dynamic zone one item of
 each component it allows, media from a few uploaded files of the kinds ``allowedTypes`` names,
 the users-permissions user (with the project's extension) three users, and localized types a
 localization in the project's second locale for the first two entries.
@@ -14,6 +14,7 @@ owning side only (``mappedBy`` sides are what the other side's writes make).
 
 from __future__ import annotations
 
+import re
 import struct
 import zlib
 from dataclasses import dataclass, field
@@ -115,6 +116,23 @@ class _Builder:
         return {"$file": pool[n % len(pool)]}
 
     def value(
+        self,
+        name: str,
+        spec: dict[str, Any],
+        n: int,
+        suffix: str,
+        path: tuple[Any, ...],
+        entry: Entry,
+        depth: int,
+    ) -> Any:
+        value = self._value(name, spec, n, suffix, path, entry, depth)
+        pattern = spec.get("regex")
+        if isinstance(value, str) and pattern and not re.search(pattern, value):
+            # e.g. corporate's page slug, ^[a-zA-Z/-]+$: digits as letters, spaces as dashes
+            value = re.sub(r"\d", lambda d: chr(97 + int(d.group())), value).replace(" ", "-")
+        return value
+
+    def _value(
         self,
         name: str,
         spec: dict[str, Any],
@@ -248,6 +266,8 @@ class _Builder:
                 if item.localized and self.locale and n < 2:
                     local = Entry(uid, f"{key}@{self.locale}", {}, locale=self.locale, of=key)
                     local.data = self.fields(item, n, f" {self.locale}", (), local)
+                    if item.draft_and_publish:  # a localization is a draft unless published
+                        local.data["publishedAt"] = "2024-01-01T00:00:00.000Z"
                     out.append(local)
                     self.localizations.setdefault(uid, []).append(local.key)
         return out
