@@ -1,7 +1,7 @@
 """Normalizing a corpus answer as ``diff/compare.py`` normalizes the random queries' answers:
 ids become the data set's keys, timestamps ``<ts>``, component and dynamic-zone item ids are
 dropped, what each server makes up for a file (hash, URL, formats, provider data) becomes a
-marker. Numbers keep the text each server wrote. The walk follows the project's own schemas
+marker, and so does an image's size (Strapi stores images re-encoded by sharp). Numbers keep the text each server wrote. The walk follows the project's own schemas
 (``diff/corpus_models.py``), so it needs nothing of contentapi's loader.
 """
 
@@ -95,6 +95,10 @@ class _Walk:
             for stamp in ("createdAt", "updatedAt"):
                 if stamp in attributes:
                     attributes[stamp] = "<ts>"
+            if str(attributes.get("mime", "")).startswith("image/") and "size" in attributes:
+                # Strapi's upload re-encodes images with sharp (sizeOptimization) and records
+                # the new size; contentapi keeps the bytes received (docs/diff-report.md)
+                attributes["size"] = "<image size>"
             return {
                 "id": self.seeded.key("files", _number(item.get("id"))),
                 "attributes": attributes,
