@@ -2,10 +2,11 @@
 
 Every content type gets entries (collection types 4 — with draft & publish the last one a
 draft — single types 1), every attribute a value of its type within the model's limits
-(``min``/``max``, lengths, ``regex``), repeatable components two items, every dynamic zone one item of
-each component it allows, media from a few uploaded files of the kinds ``allowedTypes`` names,
-the users-permissions user (with the project's extension) three users, and localized types a
-localization in the project's second locale for the first two entries.
+(``min``/``max``, lengths, ``regex``), repeatable components two items, every dynamic zone
+one item of each component it allows, media from a few uploaded files of the kinds
+``allowedTypes`` names, the users-permissions user (with the project's extension) three
+users, and localized types a published localization in the project's second locale for the
+first two entries.
 
 Writes come in two passes, so that relations can point anywhere: everything but relations
 (``POST``), then everything again with the relations (``PUT``); relations are written on their

@@ -1,7 +1,8 @@
 """Normalizing a corpus answer as ``diff/compare.py`` normalizes the random queries' answers:
 ids become the data set's keys, timestamps ``<ts>``, component and dynamic-zone item ids are
 dropped, what each server makes up for a file (hash, URL, formats, provider data) becomes a
-marker, and so does an image's size (Strapi stores images re-encoded by sharp). Numbers keep the text each server wrote. The walk follows the project's own schemas
+marker, and so does an image's size (Strapi stores images re-encoded by sharp). Numbers keep
+the text each server wrote. The walk follows the project's own schemas
 (``diff/corpus_models.py``), so it needs nothing of contentapi's loader.
 """
 
