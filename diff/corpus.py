@@ -224,7 +224,7 @@ async def compare_backend(name: str, backend: str, url: str) -> dict[str, Any]:
             )
     report["statuses"] = {str(k): v for k, v in sorted(statuses.items())}
     report["classes"] = [
-        {"class": kind, "count": len(items), "examples": items[:3]}
+        {"class": kind, "count": len(items), "requests": items}
         for kind, items in sorted(classes.items(), key=lambda kv: -len(kv[1]))
     ]
     report["identical"] = len(answers) - sum(len(items) for items in classes.values())

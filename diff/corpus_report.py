@@ -63,7 +63,7 @@ def _project(name: str, backends: dict[str, Any], corpus: dict[str, Any], root: 
                 "|---|---|---|",
             ]
             for item in report["classes"]:
-                example = item["examples"][0]
+                example = item["requests"][0]
                 lines.append(
                     f"| {_cell(item['class'], 160)} | {item['count']} "
                     f"| {_cell(example['source'], 120)}: `{_cell(example['url'], 200)}` — "

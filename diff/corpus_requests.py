@@ -26,7 +26,7 @@ from typing import Any
 
 from diff.corpus_data import Plan
 
-__all__ = ["Request", "expand", "resolve"]
+__all__ = ["Request", "expand", "resolve", "transcribed"]
 
 #: bytes the WHATWG URL parser percent-encodes in a special URL's query
 _QUERY_ENCODE = set(range(0x21)) | {0x22, 0x23, 0x27, 0x3C, 0x3E} | set(range(0x7F, 0x100))
@@ -102,8 +102,9 @@ def _stringify(objects: list[Any], node_modules: Path) -> list[str]:
     return json.loads(done.stdout)
 
 
-def expand(corpus: dict[str, Any], plan: Plan, node_modules: Path) -> list[Request]:
-    """Every request of ``corpus.json`` with its values filled in, in the file's order."""
+def transcribed(corpus: dict[str, Any], plan: Plan) -> list[tuple[str, str, Any]]:
+    """Every request of ``corpus.json`` with its values filled in, in the file's order:
+    ``(source, url, None)`` for a URL, ``(source, path, query object)`` for a ``qs`` call."""
     pending: list[tuple[str, str, Any]] = []
     for spec in corpus["requests"]:
         for values in _bindings(spec, plan):
@@ -115,6 +116,12 @@ def expand(corpus: dict[str, Any], plan: Plan, node_modules: Path) -> list[Reque
                     pending.append((spec["source"], spec["path"], query))
             except _Missing:
                 continue
+    return pending
+
+
+def expand(corpus: dict[str, Any], plan: Plan, node_modules: Path) -> list[Request]:
+    """The requests as sent: ``qs`` calls stringified, repeated ones once."""
+    pending = transcribed(corpus, plan)
     strings = _stringify([q for _, _, q in pending if q is not None], node_modules)
     out: list[Request] = []
     seen: set[tuple[str, str]] = set()
