@@ -239,9 +239,10 @@ def _custom_field_type(
     hint = _close_match(uid, [known.uid for known in custom_fields])
     errors.add(
         name,
-        f"unknown custom field {uid!r}{hint}: declare the type its plugin stores it as, "
-        f"e.g. CONTENTAPI_CUSTOM_FIELDS='{uid}=string' (or an extension's "
-        'register_custom_fields; docs/strapi-migration.md, "Custom fields")',
+        f"unknown custom field {uid!r}{hint}: declare the type its plugin stores it as (the "
+        "'type' its server's strapi.customFields.register gives), as "
+        f"CONTENTAPI_CUSTOM_FIELDS='{uid}=<type>' or in an extension's "
+        'register_custom_fields (docs/strapi-migration.md, "Custom fields")',
     )
     return None
 
