@@ -10,7 +10,9 @@ Each project folder holds the project's models exactly as its repository has the
 line it comes from) and ``strapi-answers.json``: the reference Strapi's answers, recorded by
 ``--record`` (it installs the reference with ``bench/reference/setup.sh`` pointed at the
 project's ``src/``, writes the data set of ``diff/corpus_data.py`` through the REST API, and
-sends every request with a full-access token). Comparing seeds contentapi with the same data
+sends every request with a full-access token and, where the front end sends none, as the
+public role too, granted ``find``/``findOne`` on every content type as the projects' setups
+grant them). Comparing seeds contentapi with the same data
 set through its REST API, sends the same requests, and normalizes both answers
 (``diff/corpus_normalize.py``). Models contentapi cannot load are reported as such, with the
 loader's message; every request is then counted as not run. Results go to
@@ -40,7 +42,7 @@ from diff.corpus_models import Project, load_project
 from diff.corpus_normalize import normalize
 from diff.corpus_report import write_report
 from diff.corpus_requests import expand, resolve
-from diff.corpus_seed import Seeded, seed_project
+from diff.corpus_seed import Seeded, grant_public_reads, seed_project
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "corpus"
@@ -91,23 +93,30 @@ async def record(name: str, reference_dir: Path, port: int) -> None:
     try:
         token = (reference_dir / "TOKEN").read_text().strip()
         requests = expand(corpus, plan, reference_dir / "node_modules")
-        async with httpx.AsyncClient(
-            base_url=f"http://127.0.0.1:{port}",
-            headers={"Authorization": f"Bearer {token}"},
-            timeout=60,
-        ) as client:
+        base = f"http://127.0.0.1:{port}"
+        async with (
+            httpx.AsyncClient(
+                base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=60
+            ) as client,
+            httpx.AsyncClient(base_url=base, timeout=60) as public,
+        ):
             seeded = await seed_project(client, project, plan)
+            if "public" in corpus["auth"]:
+                await grant_public_reads(client, project, seeded)
             answers = []
             for request in requests:
-                response = await client.get(resolve(request.url, seeded.ids))
-                answers.append(
-                    {
-                        "source": request.source,
-                        "url": request.url,
-                        "status": response.status_code,
-                        "text": response.text,
-                    }
-                )
+                for mode in corpus["auth"]:
+                    caller = public if mode == "public" else client
+                    response = await caller.get(resolve(request.url, seeded.ids))
+                    answers.append(
+                        {
+                            "source": request.source,
+                            "as": mode,
+                            "url": request.url,
+                            "status": response.status_code,
+                            "text": response.text,
+                        }
+                    )
     finally:
         subprocess.run(["bash", str(REFERENCE / "stop.sh")], env=env, capture_output=True)
     package = reference_dir / "node_modules/@strapi/strapi/package.json"
@@ -191,13 +200,19 @@ async def compare_backend(name: str, backend: str, url: str) -> dict[str, Any]:
             headers={"Authorization": f"Bearer {TOKEN}"},
             timeout=60,
         ) as client,
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://corpus", timeout=60
+        ) as public,
     ):
         ours_ids = await seed_project(client, project, plan)
+        if "public" in corpus["auth"]:
+            await grant_public_reads(client, project, ours_ids)
         report["seed_failures"] = ours_ids.failures
         for answer in answers:
             path = resolve(answer["url"], ours_ids.ids)
+            caller = public if answer["as"] == "public" else client
             try:
-                response = await client.get(path)
+                response = await caller.get(path)
                 status, text = response.status_code, response.text
             except Exception as error:  # an exception out of the app is a 500 for a client
                 status, text = 500, json.dumps({"transport": type(error).__name__})
@@ -213,9 +228,12 @@ async def compare_backend(name: str, backend: str, url: str) -> dict[str, Any]:
             if status == answer["status"] and a == b:
                 continue
             kind = _classify((status, a), (answer["status"], b))
+            if answer["as"] == "public":
+                kind = f"(public role) {kind}"
             classes[kind].append(
                 {
                     "source": answer["source"],
+                    "as": answer["as"],
                     "url": path,
                     "detail": _first_difference(a, b)[:300]
                     if status == answer["status"]

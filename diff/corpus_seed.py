@@ -16,7 +16,7 @@ import httpx
 from diff.corpus_data import Entry, Plan
 from diff.corpus_models import USER, Project
 
-__all__ = ["Seeded", "seed_project"]
+__all__ = ["Seeded", "grant_public_reads", "seed_project"]
 
 
 @dataclass
@@ -131,3 +131,29 @@ async def seed_project(client: httpx.AsyncClient, project: Project, plan: Plan) 
             suffix = f"?locale={entry.locale}" if entry.locale else ""
             await _write(client, "PUT", f"{model.path}{suffix}", {"data": body}, entry.key, seeded)
     return seeded
+
+
+async def grant_public_reads(client: httpx.AsyncClient, project: Project, seeded: Seeded) -> None:
+    """The public role may ``find`` and ``findOne`` every content type of the project, as each
+    project's setup has it for its front end (which sends no token)."""
+    roles = (await client.get("/api/users-permissions/roles")).json().get("roles") or []
+    public = next((r for r in roles if r.get("type") == "public"), None)
+    if public is None:
+        seeded.failures.append("public role: not found")
+        return
+    permissions: dict[str, Any] = {}
+    for uid, item in project.types.items():
+        if not uid.startswith("api::"):
+            continue
+        api, name = uid.removeprefix("api::").split(".")
+        actions = ("find", "findOne") if item.kind == "collectionType" else ("find",)
+        controllers = permissions.setdefault(f"api::{api}", {"controllers": {}})["controllers"]
+        controllers[name] = {action: {"enabled": True, "policy": ""} for action in actions}
+    body = {
+        "name": public["name"],
+        "description": public["description"],
+        "permissions": permissions,
+    }
+    await _write(
+        client, "PUT", f"/api/users-permissions/roles/{public['id']}", body, "public role", seeded
+    )

@@ -47,9 +47,12 @@ def test_the_recorded_answers_are_those_of_the_transcribed_requests(name: str):
         if (source, url, json.dumps(query)) not in [(s, u, json.dumps(q)) for s, u, q in pending]:
             pending.append((source, url, query))
     answers = fixture["answers"]
-    assert len(answers) == len(pending)
-    for answer, (source, url, query) in zip(answers, pending, strict=True):
+    modes = corpus["auth"]  # each request as each caller the front end is
+    assert len(answers) == len(pending) * len(modes)
+    asked = [(request, mode) for request in pending for mode in modes]
+    for answer, ((source, url, query), mode) in zip(answers, asked, strict=True):
         assert answer["source"] == source
+        assert answer["as"] == mode
         if query is None:
             assert answer["url"] == url
         else:
