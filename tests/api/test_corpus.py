@@ -86,6 +86,7 @@ KNOWN: dict[tuple[str, str, str], str] = {
 
 
 def _known(name: str, kind: str, path: str) -> bool:
+    kind = kind.removeprefix("(public role) ")  # the same reasons whoever asks
     return any(
         project in ("*", name) and kind == known_kind and re.search(pattern, path)
         for (project, known_kind, pattern) in KNOWN
