@@ -38,6 +38,7 @@ from bench.servers import recreate_database
 
 from diff.compare import _class_of_path, _first_difference  # the same reading of a difference
 from diff.corpus_data import build_plan
+from diff.corpus_known import reason_for
 from diff.corpus_models import Project, load_project
 from diff.corpus_normalize import normalize
 from diff.corpus_report import write_report
@@ -235,6 +236,7 @@ async def compare_backend(name: str, backend: str, url: str) -> dict[str, Any]:
                     "source": answer["source"],
                     "as": answer["as"],
                     "url": path,
+                    "why": reason_for(name, kind, path),
                     "detail": _first_difference(a, b)[:300]
                     if status == answer["status"]
                     else json.dumps(a)[:300],
@@ -246,6 +248,7 @@ async def compare_backend(name: str, backend: str, url: str) -> dict[str, Any]:
         for kind, items in sorted(classes.items(), key=lambda kv: -len(kv[1]))
     ]
     report["identical"] = len(answers) - sum(len(items) for items in classes.values())
+    report["unexplained"] = sum(1 for items in classes.values() for i in items if not i["why"])
     return report
 
 

@@ -3,7 +3,8 @@
 The file has two parts: above ``MARKER`` the analysis written by hand (which classes differ
 and why; kept as it is), below it what the run measured — per project and database, how many
 of the front end's requests contentapi answers as the reference Strapi did, and every class of
-difference with its count and first example (the front-end line it comes from).
+difference, split by its reason (``diff/corpus_known.py``), with its count and first example
+(the front-end line it comes from).
 """
 
 from __future__ import annotations
@@ -39,9 +40,10 @@ def _project(name: str, backends: dict[str, Any], corpus: dict[str, Any], root: 
         "",
     ]
     for backend, report in backends.items():
+        unexplained = report.get("unexplained", report["requests"] - report["identical"])
         lines += [
             f"#### {name} on {backend}: **{report['identical']} of {report['requests']}** "
-            "answers identical",
+            f"answers identical, **{unexplained} unexplained**",
             "",
         ]
         if report.get("load_failure"):
@@ -59,16 +61,20 @@ def _project(name: str, backends: dict[str, Any], corpus: dict[str, Any], root: 
         ]
         if report["classes"]:
             lines += [
-                "| class | count | first example: front-end source, request, difference |",
-                "|---|---|---|",
+                "| class | why | count | first example: front-end source, request, difference |",
+                "|---|---|---|---|",
             ]
             for item in report["classes"]:
-                example = item["requests"][0]
-                lines.append(
-                    f"| {_cell(item['class'], 160)} | {item['count']} "
-                    f"| {_cell(example['source'], 120)}: `{_cell(example['url'], 200)}` — "
-                    f"{_cell(example['detail'], 200)} |"
-                )
+                by_reason: dict[str, list[dict[str, Any]]] = {}
+                for request in item["requests"]:
+                    by_reason.setdefault(request.get("why") or "", []).append(request)
+                for why, requests in by_reason.items():
+                    example = requests[0]
+                    lines.append(
+                        f"| {_cell(item['class'], 120)} | {_cell(why) or '**unexplained**'} "
+                        f"| {len(requests)} | {_cell(example['source'], 100)}: "
+                        f"`{_cell(example['url'], 160)}` — {_cell(example['detail'], 160)} |"
+                    )
             lines.append("")
     return lines
 

@@ -2,8 +2,8 @@
 have them. Each passes ``contentapi check`` pointed at the project (its folder or its
 ``src/``), and the requests its front end builds are answered on SQLite and PostgreSQL as the
 reference Strapi answered them (``strapi-answers.json``, recorded by
-``make diff-corpus CORPUS_ARGS=--record``) — but for the differences listed in ``KNOWN``,
-each with the reason it is there (docs/corpus-report.md).
+``make diff-corpus CORPUS_ARGS=--record``) — but for the differences ``diff/corpus_known.py``
+gives a reason for (docs/corpus-report.md).
 
 What each project needs of contentapi, beyond Strapi's layout and custom fields (issue 23):
 FoodAdvisor extends the users-permissions user (branch ``user-extension``); FoodAdvisor and
@@ -13,12 +13,12 @@ corporate send unknown populate keys and dotted paths through dynamic zones (bra
 
 from __future__ import annotations
 
-import re
 from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 from diff.corpus import CORPUS, PROJECTS, compare_backend
+from diff.corpus_known import reason_for
 from typer.testing import CliRunner
 
 from contentapi.cli import app
@@ -51,48 +51,6 @@ def _needs(name: str, answers: bool) -> None:
         pytest.skip(f"{name}'s front end sends unknown populate keys: needs populate-lenient")
 
 
-#: (project, class, request path pattern) → why contentapi answers differently
-KNOWN: dict[tuple[str, str, str], str] = {
-    (
-        "*",
-        "status 404 vs strapi 200: Not Found",
-        r"^/api/(global|blog-page|restaurant-page)\?.*locale=(fr-FR|de)\b",
-    ): "no POST /api/S/localizations for a single type (CONTRACT §4 lists it for collection "
-    "types only): the data set's localizations of single types cannot be written",
-    (
-        "foodadvisor",
-        "value data.attributes.slug",
-        r"^/api/(blog-page|restaurant-page)\?",
-    ): "Strapi copied the new localization's non-localized slug onto the en single type when "
-    "it created the localization; contentapi has none to create (above)",
-    (
-        "*",
-        "status 404 vs strapi 200: Not Found",
-        r"^/api/(pages|articles|restaurants)/\d+",
-    ): "on purpose (docs/differences-from-strapi.md): GET /api/P/:id of a draft is 404 in "
-    "live; Strapi answers the draft (the localization switcher asks for every page by id)",
-    ("foodadvisor", "value data.attributes.slug", r"^/api/pages/\d+"): "contentapi copies "
-    "non-localized attributes to the other locales on every PUT (below)",
-    ("*", "value data", r"^/api/pages\?"): "contentapi copies non-localized attributes to the "
-    "other locales on every PUT; Strapi 4.25's REST PUT does not (its syncNonLocalizedAttributes "
-    "reads the updated entry's localizations, which a REST update does not populate), so the "
-    "en page keeps its own slug there",
-    (
-        "foodadvisor",
-        "value data.attributes.localizations.data.attributes.slug",
-        r"^/api/pages\?",
-    ): "the same: the non-localized slug copied on PUT",
-}
-
-
-def _known(name: str, kind: str, path: str) -> bool:
-    kind = kind.removeprefix("(public role) ")  # the same reasons whoever asks
-    return any(
-        project in ("*", name) and kind == known_kind and re.search(pattern, path)
-        for (project, known_kind, pattern) in KNOWN
-    )
-
-
 @pytest.mark.parametrize("name", PROJECTS)
 @pytest.mark.parametrize("folder", ["project", "src"])
 def test_the_projects_models_pass_check_unchanged(
@@ -118,7 +76,7 @@ async def test_the_front_ends_requests_are_answered_as_strapi_answered(
         (item["class"], request["url"], request["detail"])
         for item in report["classes"]
         for request in item["requests"]
-        if not _known(name, item["class"], request["url"])
+        if reason_for(name, item["class"], request["url"]) is None
     ]
     assert unexplained == []
     assert report["identical"] >= report["requests"] // 2
