@@ -33,6 +33,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import httpx
 from bench.servers import recreate_database
 
@@ -86,7 +87,7 @@ async def record(name: str, reference_dir: Path, port: int) -> None:
     project = load_project(src)
     plan = build_plan(project, _second_locale(corpus))
     env = _reference_env(reference_dir, port, corpus, src)
-    database = f"corpus_{name.replace('-', '_')}"
+    database = f"corpus_{name.replace('-', '_')}_{port}"  # one per reference server
     subprocess.run(["bash", str(REFERENCE / "stop.sh")], env=env, capture_output=True)
     subprocess.run(["bash", str(REFERENCE / "setup.sh")], cwd=ROOT, env=env, check=True)
     await recreate_database(database, PG_ADMIN)
@@ -252,6 +253,14 @@ async def compare_backend(name: str, backend: str, url: str) -> dict[str, Any]:
     return report
 
 
+async def _drop_database(name: str) -> None:
+    conn = await asyncpg.connect(PG_ADMIN)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
 async def compare(projects: list[str], backends: list[str]) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for name in projects:
@@ -259,12 +268,16 @@ async def compare(projects: list[str], backends: list[str]) -> dict[str, Any]:
         for backend in backends:
             if backend == "sqlite":
                 url = f"sqlite+aiosqlite:///{tempfile.mkdtemp()}/corpus.db"
-            else:
-                database = f"contentapi_corpus_{name.replace('-', '_')}"
+            else:  # a name of this run's own: several runs may share the server
+                database = f"contentapi_corpus_{name.replace('-', '_')}_{os.getpid()}"
                 url = (await recreate_database(database, PG_ADMIN)).replace(
                     "postgresql://", "postgresql+asyncpg://"
                 )
-            report = await compare_backend(name, backend, url)
+            try:
+                report = await compare_backend(name, backend, url)
+            finally:
+                if backend != "sqlite":
+                    await _drop_database(database)
             results[name][backend] = report
             print(
                 f"{name} on {backend}: {report['identical']} of {report['requests']} identical"
