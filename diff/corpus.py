@@ -15,7 +15,7 @@ public role too, granted ``find``/``findOne`` on every content type as the proje
 grant them). Comparing seeds contentapi with the same data
 set through its REST API, sends the same requests, and normalizes both answers
 (``diff/corpus_normalize.py``). Models contentapi cannot load are reported as such, with the
-loader's message; every request is then counted as not run. Results go to
+loader's message; every request is then counted as not run. A full run writes
 ``diff/results/corpus.json`` and ``docs/corpus-report.md``.
 """
 
