@@ -81,7 +81,9 @@ def _project(name: str, backends: dict[str, Any], corpus: dict[str, Any], root: 
 
 def write_report(results: dict[str, Any], corpora: dict[str, dict[str, Any]], root: Path) -> None:
     existing = REPORT.read_text() if REPORT.is_file() else ""
-    head = existing.split(MARKER)[0] if MARKER in existing else _HEAD
+    # the analysis: what is above the marker, or a whole file written before it had one
+    head = existing.split(MARKER)[0] if MARKER in existing else (existing or _HEAD)
+    head = head if head.endswith("\n\n") else head.rstrip("\n") + "\n\n"
     lines = [
         MARKER,
         "",

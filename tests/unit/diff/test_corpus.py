@@ -154,3 +154,42 @@ def test_the_project_models_are_kept_in_strapis_layout():
         assert (CORPUS / name / "LICENSE").read_text().startswith("MIT License")
     user = Path("extensions/users-permissions/content-types/user/schema.json")
     assert (CORPUS / "foodadvisor" / "src" / user).is_file()
+
+
+def test_the_report_keeps_its_hand_written_analysis(tmp_path: Path, monkeypatch):
+    from diff import corpus_report
+
+    report = tmp_path / "corpus-report.md"
+    monkeypatch.setattr(corpus_report, "REPORT", report)
+    corpus = json.loads((CORPUS / "next-blog" / "corpus.json").read_text())
+    results = {
+        "date": "2026-01-01T00:00:00+00:00",
+        "projects": {
+            "next-blog": {
+                "sqlite": {
+                    "requests": 2,
+                    "identical": 1,
+                    "unexplained": 1,
+                    "load_failure": None,
+                    "statuses": {"200": 2},
+                    "classes": [
+                        {
+                            "class": "value data",
+                            "count": 1,
+                            "requests": [
+                                {"source": "a.js:1", "url": "/api/x", "detail": "d", "why": None}
+                            ],
+                        }
+                    ],
+                }
+            }
+        },
+    }
+    report.write_text("# Corpus\n\nWhy things differ.\n")  # written before the marker existed
+    corpus_report.write_report(results, {"next-blog": corpus}, CORPUS)
+    first = report.read_text()
+    assert first.startswith("# Corpus\n\nWhy things differ.\n\n" + corpus_report.MARKER)
+    assert "| value data | **unexplained** | 1 | a.js:1: `/api/x` — d |" in first
+    assert "**1 of 2** answers identical, **1 unexplained**" in first
+    corpus_report.write_report(results, {"next-blog": corpus}, CORPUS)
+    assert report.read_text() == first  # the analysis kept, the measured part rewritten
