@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, bindparam, func, select
@@ -35,7 +35,7 @@ from contentapi.entries.totals import TotalsCache
 from contentapi.entries.turns import EntryTurns
 from contentapi.entries.writer import Writer
 from contentapi.errors import NotFoundError, ValidationError
-from contentapi.query.ast import ReadQuery
+from contentapi.query.ast import ReadQuery, RelationPopulate
 from contentapi.query.compile import Compiler
 from contentapi.query.parse import LOCALIZATIONS
 from contentapi.query.populate import Populator, select_columns
@@ -323,9 +323,24 @@ class EntryService:
     async def _sync_populated(
         self, conn: AsyncConnection, content_type: ContentType, entry: Entry, query: ReadQuery
     ) -> None:
-        """Copy the answer's non-localized values to the localizations it populates (the
-        answer itself is left as read: Strapi answers the entry it synced from)."""
-        populated = entry.get(LOCALIZATIONS) if content_type.localized else None
+        """Copy the answer's non-localized values to the localizations the request populates.
+
+        Strapi's entity service reads its update's answer with ``fields`` and ``populate``
+        only, so the localizations it copies to are the populated ones drafts included,
+        whatever ``publicationState`` says; this answer honours it (docs/differences-from-
+        strapi.md), so in ``live`` the targets are read again in ``preview`` (ids only).
+        """
+        node = query.populate.get(LOCALIZATIONS) if content_type.localized else None
+        if not isinstance(node, RelationPopulate) or node.count:
+            return
+        populated = entry.get(LOCALIZATIONS)
+        if query.publication_state != "preview" or populated is None:
+            probe: Entry = {"id": entry["id"]}
+            ids_only_node = replace(node, fields=("id",), populate={})
+            await self.populator.run(
+                conn, content_type, [probe], {LOCALIZATIONS: ids_only_node}, "preview"
+            )
+            populated = probe.get(LOCALIZATIONS)
         if not populated:
             return
         targets = [int(member["id"]) for member in populated]

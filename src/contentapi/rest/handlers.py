@@ -105,7 +105,7 @@ class Resource:
         if action == "update":
             data = await read_data(request)
             entry = await runtime.entries.update(
-                self.uid, parsed_id, data, _write_answer(query), sync_populated=True
+                self.uid, parsed_id, data, query, sync_populated=True
             )
         elif action == "delete":
             entry = await runtime.entries.delete(self.uid, parsed_id, query)
@@ -152,7 +152,7 @@ class Resource:
         if action == "update":
             data = await read_data(request)
             entry = await runtime.entries.upsert_single(
-                self.uid, data, query.locale, _write_answer(query), rest=True
+                self.uid, data, query.locale, query, rest=True
             )
         elif action == "delete":
             entry = await runtime.entries.delete_single(self.uid, query.locale, query)
@@ -162,10 +162,3 @@ class Resource:
                 raise NotFoundError()
             entry = found
         return self._single(runtime, entry)
-
-
-def _write_answer(query: ReadQuery) -> ReadQuery:
-    """A ``PUT``'s answer: Strapi's entity service reads it with the query's ``fields`` and
-    ``populate`` only (``pickSelectionParams``), so populated relations and localizations
-    include drafts whatever ``publicationState`` says."""
-    return replace(query, publication_state="preview")
