@@ -28,6 +28,14 @@ KNOWN: tuple[Reason, ...] = (
         r"^/api/(pages|articles|restaurants)/\d+",
         "on purpose (docs/differences-from-strapi.md): GET /api/P/:id of a draft is 404 in live",
     ),
+    Reason(
+        "foodadvisor",
+        "value data.attributes.blocks.buttons.link",
+        r"^/api/blog-page\?",
+        "gap, not yet analysed (seen once the blog-page answers stopped differing earlier, with "
+        "the single-type localizations): populate[blocks][populate]=*,buttons.link — Strapi "
+        "populates the buttons' link, contentapi does not",
+    ),
 )
 
 
