@@ -273,3 +273,11 @@ async def test_graphql_localizations(handle):
         "{ data { attributes { localizations(publicationState: PREVIEW) { data { id } } } } } }"
     )
     assert [row[2] for row in await _rows(handle, "pages")] == ["gql", "a"]
+
+
+async def test_the_single_types_localization_route_is_documented(handle):
+    document = (await handle.client.get("/documentation/openapi.json")).json()
+    item = document["paths"]["/api/home/localizations"]
+    assert set(item) == {"post"}
+    assert item["post"]["operationId"] == "home.createLocalization"
+    assert "/api/pages/{id}/localizations" in document["paths"]
