@@ -37,16 +37,28 @@ def non_localized(content_type: ContentType) -> list[ScalarAttribute]:
 async def group_ids(
     conn: AsyncConnection, tables: Any, content_type: ContentType, entry_id: int
 ) -> list[int]:
-    """The other members of an entry's localization group."""
+    """The other members of an entry's localization group: its own ``localizations`` in
+    their order first (what Strapi reads as ``entry.localizations``), then any member linked
+    only the other way, by id."""
     link = localizations_link(tables, content_type)
     table: Table = tables.localizations[content_type.uid]
     source, target = table.c[link.source_column], table.c[link.target_column]
+    assert link.order_column is not None
     rows = await conn.execute(
-        select(source, target).where(or_(source == entry_id, target == entry_id))
+        select(source, target, table.c[link.order_column], table.c.id).where(
+            or_(source == entry_id, target == entry_id)
+        )
     )
-    members = {int(value) for row in rows for value in row}
-    members.discard(entry_id)
-    return sorted(members)
+    own: list[tuple[float, int, int]] = []
+    others: set[int] = set()
+    for row_source, row_target, order, row_id in rows:
+        if int(row_source) == entry_id:
+            own.append((float(order or 0), int(row_id), int(row_target)))
+        else:
+            others.add(int(row_source))
+    ordered = [member for _, _, member in sorted(own)]
+    seen = set(ordered) | {entry_id}
+    return ordered + sorted(others - seen)
 
 
 async def link_group(
@@ -56,28 +68,29 @@ async def link_group(
     new_id: int,
     members: Sequence[int],
 ) -> None:
-    """Link a new localization to every member, in both directions."""
+    """Link a new localization to every member, in both directions, as Strapi's
+    ``syncLocalizations`` leaves them: the new entry's list is ``members`` (the source, then
+    its localizations), and each member's becomes the new entry first, then the others."""
     link = localizations_link(tables, content_type)
     table: Table = tables.localizations[content_type.uid]
     assert link.order_column is not None
+    if not members:
+        return
+    await conn.execute(table.delete().where(table.c[link.source_column].in_(list(members))))
     rows: list[dict[str, Any]] = []
-    for order, member in enumerate(members, start=1):
-        rows.append(
-            {
-                link.source_column: new_id,
-                link.target_column: member,
-                link.order_column: float(order),
-            }
-        )
-        rows.append(
-            {
-                link.source_column: member,
-                link.target_column: new_id,
-                link.order_column: float(order),
-            }
-        )
-    if rows:
-        await conn.execute(table.insert(), rows)
+    lists = {new_id: list(members)}
+    for member in members:
+        lists[member] = [new_id, *(other for other in members if other != member)]
+    for owner, linked in lists.items():
+        for order, target in enumerate(linked, start=1):
+            rows.append(
+                {
+                    link.source_column: owner,
+                    link.target_column: target,
+                    link.order_column: float(order),
+                }
+            )
+    await conn.execute(table.insert(), rows)
 
 
 def shared_columns(content_type: ContentType, fields: Sequence[str] | None) -> list[str]:

@@ -281,3 +281,25 @@ async def test_the_single_types_localization_route_is_documented(handle):
     assert set(item) == {"post"}
     assert item["post"]["operationId"] == "home.createLocalization"
     assert "/api/pages/{id}/localizations" in document["paths"]
+
+
+async def test_each_members_localizations_start_with_the_newest(handle):
+    """Strapi's ``syncLocalizations`` sets each member's list to the new entry first, then the
+    source and its localizations: after fr then de from en, en lists de before fr."""
+    client = handle.client
+    en = (
+        await client.post("/api/pages", json={"data": {"title": "A", "views": 1}}, headers=ADMIN)
+    ).json()["data"]["id"]
+    url = f"/api/pages/{en}/localizations"
+    fr = (await client.post(url, json={"locale": "fr", "title": "B"}, headers=ADMIN)).json()
+    de = (await client.post(url, json={"locale": "de", "title": "C"}, headers=ADMIN)).json()
+    assert [loc["id"] for loc in de["localizations"]] == [en, fr["id"]]
+
+    async def listed(entry: int) -> list[int]:
+        query = "populate=localizations&publicationState=preview"
+        body = (await client.get(f"/api/pages/{entry}?{query}", headers=ADMIN)).json()
+        return [loc["id"] for loc in body["data"]["attributes"]["localizations"]["data"]]
+
+    assert await listed(en) == [de["id"], fr["id"]]
+    assert await listed(fr["id"]) == [de["id"], en]
+    assert await listed(de["id"]) == [en, fr["id"]]
