@@ -1,10 +1,11 @@
 """One GraphQL operation: cached parse + validation, execution, Strapi-shaped errors.
 
 Documents are parsed and validated once per query text (LRU). Execution is graphql-core's,
-with one change (``ShapedExecutionContext``): a resolver may return a ``Precompleted`` value —
-Shadow CRUD roots do, having shaped their whole subtree in one pass — which is taken as is
-instead of being walked field by field. Everything else (introspection, the plugins' payloads)
-runs through graphql-core's normal completion.
+with one change (``executor.ShapedExecutionContext``): a resolver may return a ``Precompleted``
+value — Shadow CRUD roots do, having shaped their whole subtree in one pass — which is taken as
+is instead of being walked field by field. Everything else (introspection, the plugins'
+payloads) runs through graphql-core's normal completion. Messages of a document that cannot
+run are graphql-js's (messages.py), as Strapi answers them.
 """
 
 from __future__ import annotations
@@ -24,35 +25,19 @@ from graphql import (
     OperationType,
     execute,
     parse,
-    specified_rules,
     validate,
 )
-from graphql.execution import ExecutionContext
 
 from contentapi.errors import ApplicationError, ServiceUnavailableError
-from contentapi.graphql.context import GraphQLContext, Precompleted
-from contentapi.graphql.errors import format_error
+from contentapi.graphql.context import GraphQLContext
+from contentapi.graphql.errors import format_error, format_request_error
+from contentapi.graphql.executor import WORDED_SPECIFIED_RULES, ShapedExecutionContext
 from contentapi.graphql.extension import Plugin
 from contentapi.graphql.limits import depth_limit_rule, introspection_disabled_rule
+from contentapi.graphql.messages import requote
 from contentapi.graphql.wrap import settle
 
-__all__ = ["Engine", "Outcome", "ShapedExecutionContext"]
-
-
-class ShapedExecutionContext(ExecutionContext):
-    """graphql-core's executor, passing ``Precompleted`` values through untouched."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if isinstance(self.context_value, GraphQLContext):
-            self.context_value.execution = self
-
-    def complete_value(
-        self, return_type: Any, field_nodes: Any, info: Any, path: Any, result: Any
-    ) -> Any:
-        if result.__class__ is Precompleted:
-            return result.data
-        return super().complete_value(return_type, field_nodes, info, path, result)
+__all__ = ["Engine", "Outcome", "ShapedExecutionContext"]  # the last re-exported (executor.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +71,7 @@ class Engine:
         plugins: Sequence[Plugin] = (),
     ) -> None:
         self.schema = schema
-        self.rules = [*specified_rules, depth_limit_rule(depth_limit)]
+        self.rules = [*WORDED_SPECIFIED_RULES, depth_limit_rule(depth_limit)]
         if not introspection:
             self.rules.append(introspection_disabled_rule())
         for plugin in plugins:
@@ -104,12 +89,13 @@ class Engine:
         try:
             document = parse(query)
         except GraphQLError as error:
-            prepared = _Prepared(None, (format_error(error, "GRAPHQL_PARSE_FAILED"),))
+            error.message = requote(error.message)  # graphql-js's quotes: Unexpected "}".
+            prepared = _Prepared(None, (format_request_error(error, "GRAPHQL_PARSE_FAILED"),))
         else:
             problems = validate(self.schema, document, self.rules)
             prepared = _Prepared(
                 None if problems else document,
-                tuple(format_error(p, "GRAPHQL_VALIDATION_FAILED") for p in problems),
+                tuple(format_request_error(p, "GRAPHQL_VALIDATION_FAILED") for p in problems),
             )
         self._documents[query] = prepared
         while len(self._documents) > self.cache_size:
@@ -171,7 +157,7 @@ class Engine:
         if result.data is None and result.errors and not any(e.path for e in result.errors):
             # Before execution (variables, unknown operation): Apollo's BAD_USER_INPUT, 400.
             # (Field errors carry a path; a null bubbling to the root is still a 200.)
-            return _failure([format_error(e, "BAD_USER_INPUT") for e in result.errors])
+            return _failure([format_request_error(e, "BAD_USER_INPUT") for e in result.errors])
         for error in result.errors or ():
             if isinstance(error.original_error, ServiceUnavailableError):
                 # Nothing useful can be answered: the whole request is a 503 with Retry-After
