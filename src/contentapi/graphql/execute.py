@@ -23,6 +23,7 @@ from graphql import (
     GraphQLSchema,
     OperationDefinitionNode,
     OperationType,
+    VariableDefinitionNode,
     execute,
     parse,
     validate,
@@ -34,7 +35,7 @@ from contentapi.graphql.errors import format_error, format_request_error
 from contentapi.graphql.executor import WORDED_SPECIFIED_RULES, ShapedExecutionContext
 from contentapi.graphql.extension import Plugin
 from contentapi.graphql.limits import depth_limit_rule, introspection_disabled_rule
-from contentapi.graphql.messages import requote
+from contentapi.graphql.messages import requote, syntax_15
 from contentapi.graphql.wrap import settle
 
 __all__ = ["Engine", "Outcome", "ShapedExecutionContext"]  # the last re-exported (executor.py)
@@ -89,8 +90,9 @@ class Engine:
         try:
             document = parse(query)
         except GraphQLError as error:
-            error.message = requote(error.message)  # graphql-js's quotes: Unexpected "}".
-            prepared = _Prepared(None, (format_request_error(error, "GRAPHQL_PARSE_FAILED"),))
+            prepared = _Prepared(
+                None, (format_request_error(_syntax(error), "GRAPHQL_PARSE_FAILED"),)
+            )
         else:
             problems = validate(self.schema, document, self.rules)
             prepared = _Prepared(
@@ -155,9 +157,9 @@ class Engine:
     @staticmethod
     def _outcome(result: ExecutionResult, context: GraphQLContext) -> Outcome:
         if result.data is None and result.errors and not any(e.path for e in result.errors):
-            # Before execution (variables, unknown operation): Apollo's BAD_USER_INPUT, 400.
+            # Before execution (variables, unknown operation): HTTP 400 as Apollo answers.
             # (Field errors carry a path; a null bubbling to the root is still a 200.)
-            return _failure([format_request_error(e, "BAD_USER_INPUT") for e in result.errors])
+            return _failure([_before_execution(e) for e in result.errors])
         for error in result.errors or ():
             if isinstance(error.original_error, ServiceUnavailableError):
                 # Nothing useful can be answered: the whole request is a 503 with Retry-After
@@ -168,6 +170,32 @@ class Engine:
         body: dict[str, Any] = {"errors": errors} if errors else {}
         body["data"] = result.data
         return Outcome(body)
+
+
+#: graphql-core's words for a refused operation where graphql-js 15 (Strapi's) has its own.
+_OPERATION_MESSAGES = {
+    "Schema is not configured to execute subscription operation.": (
+        "Schema is not configured for subscriptions."
+    ),
+}
+
+
+def _before_execution(error: GraphQLError) -> dict[str, Any]:
+    """Apollo Server 3 gives a refused variable ``BAD_USER_INPUT``; any other error raised
+    before execution (no operation of that name, a subscription) ``INTERNAL_SERVER_ERROR``."""
+    if error.nodes and isinstance(error.nodes[0], VariableDefinitionNode):
+        return format_request_error(error, "BAD_USER_INPUT")
+    error.message = _OPERATION_MESSAGES.get(error.message, error.message)
+    return format_request_error(error, "INTERNAL_SERVER_ERROR")
+
+
+def _syntax(error: GraphQLError) -> GraphQLError:
+    """A syntax error as graphql-js 15 (Strapi's) writes it: its quotes, its lexer's words."""
+    message, shift = syntax_15(requote(error.message))
+    if shift and error.source is not None and error.positions:
+        return GraphQLError(message, source=error.source, positions=[error.positions[0] + shift])
+    error.message = message
+    return error
 
 
 _NO_QUERY = "GraphQL operations must contain a non-empty `query` or a `persistedQuery` extension."

@@ -20,7 +20,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["js_inspect", "js_number", "js_stringify", "requote"]
+__all__ = ["js_inspect", "js_number", "js_stringify", "requote", "syntax_15"]
 
 #: A quoted name, ``$variable``, ``@directive``, ``Type.field``, ``[Type!]!``, ``field(arg:)``,
 #: ``value.path[0]``, a punctuator, an escape sequence — never whitespace nor a quote — or the
@@ -188,3 +188,43 @@ def js_number(value: int | float) -> str:
         mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
         text = f"{mantissa}e{'+' if power >= 0 else '-'}{abs(power)}"
     return sign + text
+
+
+_CHARACTER = re.compile(r"Unexpected character: (?:U\+([0-9A-F]{4,6})|'(.)'|\"(.)\")\.")
+_IN_STRING = re.compile(r"Invalid character within String: U\+([0-9A-F]{4,6})\.")
+_ESCAPE = re.compile(r'Invalid (?:character|Unicode) escape sequence: "(\\[^"]*)"\.')
+
+
+def _char_code(point: int) -> str:
+    """graphql-js 15's ``printCharCode``: JSON for ASCII, else ``"\\uXXXX"`` of the UTF-16 unit
+    (a character beyond the BMP shows its high surrogate)."""
+    if point > 0xFFFF:
+        point = 0xD800 + ((point - 0x10000) >> 10)
+    if point < 0x7F:
+        return _js_string(chr(point))
+    return f'"\\u{point:04X}"'
+
+
+def syntax_15(message: str) -> tuple[str, int]:
+    """A syntax error's message (already requoted) as graphql-js 15.11 — the version Strapi 4.25
+    runs — words its lexer's errors, and how many columns further it points:
+    ``Unexpected character: "%".`` → ``Cannot parse the unexpected character "%".``,
+    ``Invalid character escape sequence: "\\x".`` → ``… sequence: \\x.`` one column on."""
+    matched = _CHARACTER.search(message)
+    if matched is not None:
+        hexa, single, double = matched.groups()
+        point = int(hexa, 16) if hexa else ord(single or double)
+        if point < 0x20:
+            text = f"Cannot contain the invalid character {_char_code(point)}."
+        else:
+            text = f"Cannot parse the unexpected character {_char_code(point)}."
+        return message[: matched.start()] + text + message[matched.end() :], 0
+    matched = _IN_STRING.search(message)
+    if matched is not None:
+        text = f"Invalid character within String: {_char_code(int(matched.group(1), 16))}."
+        return message[: matched.start()] + text + message[matched.end() :], 0
+    matched = _ESCAPE.search(message)
+    if matched is not None:
+        text = f"Invalid character escape sequence: {matched.group(1)}."
+        return message[: matched.start()] + text + message[matched.end() :], 1
+    return message, 0
