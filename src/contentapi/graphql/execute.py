@@ -35,7 +35,7 @@ from contentapi.graphql.errors import format_error, format_request_error
 from contentapi.graphql.executor import WORDED_SPECIFIED_RULES, ShapedExecutionContext
 from contentapi.graphql.extension import Plugin
 from contentapi.graphql.limits import depth_limit_rule, introspection_disabled_rule
-from contentapi.graphql.messages import requote, syntax_15
+from contentapi.graphql.messages import control_character_15, requote, syntax_15
 from contentapi.graphql.wrap import settle
 
 __all__ = ["Engine", "Outcome", "ShapedExecutionContext"]  # the last re-exported (executor.py)
@@ -89,7 +89,13 @@ class Engine:
             return found
         try:
             document = parse(query)
+            refused = control_character_15(query)
+            if refused is not None:
+                raise refused
         except GraphQLError as error:
+            control = control_character_15(query)
+            if control is not None and control.positions[0] < (error.positions or [len(query)])[0]:
+                error = control  # graphql-js 15 stops at the control character first
             prepared = _Prepared(
                 None, (format_request_error(_syntax(error), "GRAPHQL_PARSE_FAILED"),)
             )

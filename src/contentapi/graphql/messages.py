@@ -20,7 +20,16 @@ import re
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["js_inspect", "js_number", "js_stringify", "requote", "syntax_15"]
+from graphql import GraphQLSyntaxError, Lexer, Source, TokenKind
+
+__all__ = [
+    "control_character_15",
+    "js_inspect",
+    "js_number",
+    "js_stringify",
+    "requote",
+    "syntax_15",
+]
 
 #: A quoted name, ``$variable``, ``@directive``, ``Type.field``, ``[Type!]!``, ``field(arg:)``,
 #: ``value.path[0]``, a punctuator, an escape sequence — never whitespace nor a quote — or the
@@ -228,3 +237,33 @@ def syntax_15(message: str) -> tuple[str, int]:
         text = f"Invalid character escape sequence: {matched.group(1)}."
         return message[: matched.start()] + text + message[matched.end() :], 1
     return message, 0
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def control_character_15(query: str) -> GraphQLSyntaxError | None:
+    """graphql-js 15 refuses a control character (but tab, line feed, carriage return) anywhere
+    in a document; graphql-core, as graphql-js 16, reads one inside a string or a comment. The
+    first such character is 15's error unless its parser failed before (``execute.py`` keeps the
+    earlier of the two) —
+    ``Invalid character within String: "\\u0007".`` in a string, else (it ends a comment)
+    ``Cannot contain the invalid character "\\u0007".``"""
+    found = _CONTROL.search(query)
+    if found is None:
+        return None
+    position = found.start()
+    printed = _char_code(ord(found.group()))
+    source = Source(query)
+    lexer = Lexer(source)
+    try:
+        token = lexer.advance()
+        while token.kind is not TokenKind.EOF and token.start <= position:
+            if token.kind in (TokenKind.STRING, TokenKind.BLOCK_STRING) and position < token.end:
+                return GraphQLSyntaxError(
+                    source, position, f"Invalid character within String: {printed}."
+                )
+            token = lexer.advance()
+    except GraphQLSyntaxError:  # graphql-core's lexer stops at it (or before: parse() says so)
+        pass
+    return GraphQLSyntaxError(source, position, f"Cannot contain the invalid character {printed}.")

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from contentapi.graphql.messages import js_inspect, js_number, js_stringify, requote, syntax_15
+from contentapi.graphql.messages import (
+    control_character_15,
+    js_inspect,
+    js_number,
+    js_stringify,
+    requote,
+    syntax_15,
+)
 
 
 @pytest.mark.parametrize(
@@ -124,3 +131,29 @@ def test_js_stringify():
 )
 def test_syntax_15(core, js15, shift):
     assert syntax_15(core) == (js15, shift)
+
+
+@pytest.mark.parametrize(
+    ("query", "message", "column"),
+    [
+        ('{ a(s: "x\u0007") }', 'Syntax Error: Invalid character within String: "\\u0007".', 10),
+        (
+            '{ a(s: """x\u001f""") }',
+            'Syntax Error: Invalid character within String: "\\u001f".',
+            12,
+        ),
+        (
+            "{ a } # note \u0002",
+            'Syntax Error: Cannot contain the invalid character "\\u0002".',
+            14,
+        ),
+    ],
+)
+def test_control_character_15(query, message, column):
+    error = control_character_15(query)
+    assert error.message == message
+    assert error.locations[0].column == column
+
+
+def test_no_control_character():
+    assert control_character_15('{ a(s: "x\ty") }\r\n') is None
