@@ -94,7 +94,7 @@ class Engine:
                 raise refused
         except GraphQLError as error:
             control = control_character_15(query)
-            if control is not None and control.positions[0] < (error.positions or [len(query)])[0]:
+            if control is not None and _position(control) < _position(error, len(query)):
                 error = control  # graphql-js 15 stops at the control character first
             prepared = _Prepared(
                 None, (format_request_error(_syntax(error), "GRAPHQL_PARSE_FAILED"),)
@@ -195,11 +195,15 @@ def _before_execution(error: GraphQLError) -> dict[str, Any]:
     return format_request_error(error, "INTERNAL_SERVER_ERROR")
 
 
+def _position(error: GraphQLError, default: int = 0) -> int:
+    return next(iter(error.positions or ()), default)
+
+
 def _syntax(error: GraphQLError) -> GraphQLError:
     """A syntax error as graphql-js 15 (Strapi's) writes it: its quotes, its lexer's words."""
     message, shift = syntax_15(requote(error.message))
     if shift and error.source is not None and error.positions:
-        return GraphQLError(message, source=error.source, positions=[error.positions[0] + shift])
+        return GraphQLError(message, source=error.source, positions=[_position(error) + shift])
     error.message = message
     return error
 

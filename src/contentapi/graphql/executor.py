@@ -75,7 +75,7 @@ class ShapedExecutionContext(ExecutionContext):
         return super().complete_value(return_type, field_nodes, info, path, result)
 
     @classmethod
-    def build(  # type: ignore[override]
+    def build(
         cls,
         schema: GraphQLSchema,
         document: DocumentNode,
@@ -99,11 +99,15 @@ class ShapedExecutionContext(ExecutionContext):
         if not isinstance(built, list):
             return built
         operation = _operation(document, operation_name)
-        if operation is None or not operation.variable_definitions:
-            for error in built:  # "Unknown operation named 'x'."
-                error.message = requote(error.message)
-            return built
-        return variable_errors(schema, operation.variable_definitions, raw_variable_values or {})
+        if operation is not None and operation.variable_definitions:
+            worded = variable_errors(
+                schema, operation.variable_definitions, raw_variable_values or {}
+            )
+            if worded:
+                return worded
+        for error in built:  # "Unknown operation named 'x'." (or a check of graphql-core's own)
+            error.message = requote(error.message)
+        return built
 
 
 def _operation(document: DocumentNode, name: str | None) -> OperationDefinitionNode | None:

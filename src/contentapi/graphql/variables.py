@@ -11,10 +11,11 @@ valid request.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import Any, cast
 
 from graphql import (
     GraphQLError,
+    GraphQLInputType,
     GraphQLSchema,
     VariableDefinitionNode,
     coerce_input_value,
@@ -115,7 +116,7 @@ def _check(
             )
         )
 
-    coerce_input_value(value, var_type, on_error)
+    coerce_input_value(value, cast(GraphQLInputType, var_type), on_error)
 
 
 def _reason(error: GraphQLError, invalid: Any) -> str:
