@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from graphql import (
     DocumentNode,
     ExecutionResult,
@@ -35,7 +36,7 @@ from contentapi.graphql.errors import format_error, format_request_error
 from contentapi.graphql.executor import WORDED_SPECIFIED_RULES, ShapedExecutionContext
 from contentapi.graphql.extension import Plugin
 from contentapi.graphql.limits import depth_limit_rule, introspection_disabled_rule
-from contentapi.graphql.messages import control_character_15, requote, syntax_15
+from contentapi.graphql.messages import control_character_15, js_string_of, requote, syntax_15
 from contentapi.graphql.wrap import settle
 
 __all__ = ["Engine", "Outcome", "ShapedExecutionContext"]  # the last re-exported (executor.py)
@@ -117,14 +118,17 @@ class Engine:
         if not isinstance(payload, Mapping):
             return _failure([_bad_request("Each GraphQL request must be a JSON object.")])
         query = payload.get("query")
-        if not isinstance(query, str) or not query.strip():
-            return _failure([_bad_request(_NO_QUERY)])
-        variables = payload.get("variables")
+        if query is None or query == "":
+            return _failure([_apollo_error(_NO_QUERY)])
+        if not isinstance(query, str):
+            return _failure([_bad_request("GraphQL queries must be strings.")])
+        variables, unreadable = _variables(payload.get("variables"))
+        if unreadable is not None:
+            return _failure([unreadable])
         operation_name = payload.get("operationName")
-        if variables is not None and not isinstance(variables, Mapping):
-            return _failure([_bad_request("Variables must be provided as an Object.")])
         if operation_name is not None and not isinstance(operation_name, str):
-            return _failure([_bad_request("operationName must be a string.")])
+            # graphql-js compares it with each operation's name: "Unknown operation named "5"."
+            operation_name = js_string_of(operation_name)
         prepared = self.prepare(query)
         if prepared.document is None:
             return _failure(list(prepared.errors))
@@ -209,6 +213,33 @@ def _syntax(error: GraphQLError) -> GraphQLError:
 
 
 _NO_QUERY = "GraphQL operations must contain a non-empty `query` or a `persistedQuery` extension."
+
+
+def _apollo_error(message: str) -> dict[str, Any]:
+    """What Apollo Server 3 answers with its own errors: HTTP 400, ``INTERNAL_SERVER_ERROR``."""
+    return {"message": message, "extensions": {"code": "INTERNAL_SERVER_ERROR"}}
+
+
+def _variables(value: Any) -> tuple[Any, dict[str, Any] | None]:
+    """``variables`` as Apollo Server 3 reads them, or the error refusing them: a JSON string
+    is parsed, an array is an object of its indexes (so no variable is found in it), anything
+    else but an object is graphql-js's refusal."""
+    if isinstance(value, str):
+        try:
+            value = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return None, _bad_request("Variables are invalid JSON.")
+    if isinstance(value, list):
+        return {str(index): item for index, item in enumerate(value)}, None
+    if value is not None and not isinstance(value, Mapping):
+        return None, _apollo_error(_NOT_AN_OBJECT)
+    return value, None
+
+
+_NOT_AN_OBJECT = (
+    "Variables must be provided as an Object where each property is a variable value. "
+    "Perhaps look to see if an unparsed JSON string was provided."
+)
 
 
 def _bad_request(message: str) -> dict[str, Any]:

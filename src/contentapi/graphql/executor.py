@@ -106,8 +106,16 @@ class ShapedExecutionContext(ExecutionContext):
             if worded:
                 return worded
         for error in built:  # "Unknown operation named 'x'." (or a check of graphql-core's own)
-            error.message = requote(error.message)
+            error.message = _unknown_operation(error.message) or requote(error.message)
         return built
+
+
+def _unknown_operation(message: str) -> str | None:
+    """The operation name may be anything (``[object Object]``): quoted as a whole."""
+    prefix = "Unknown operation named '"
+    if message.startswith(prefix) and message.endswith("'."):
+        return f'Unknown operation named "{message[len(prefix) : -2]}".'
+    return None
 
 
 def _operation(document: DocumentNode, name: str | None) -> OperationDefinitionNode | None:

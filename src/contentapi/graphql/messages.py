@@ -34,16 +34,25 @@ __all__ = [
 #: A quoted name, ``$variable``, ``@directive``, ``Type.field``, ``[Type!]!``, ``field(arg:)``,
 #: ``value.path[0]``, a punctuator, an escape sequence — never whitespace nor a quote — or the
 #: selection hint ``'field { ... }'``.
-_QUOTED = re.compile(r"'([^'\"\s]+(?: \{ \.\.\. \})?)'")
+_QUOTED = re.compile(r"'([^'\"\s]*(?: \{ \.\.\. \})?)'")
 _DOUBLE_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 #: Python words graphql-core's ``coerce_input_value`` uses where graphql-js has its own.
 _PYTHONISMS = ((" to be a mapping.", " to be an object."), (" not to be None.", " not to be null."))
+
+
+#: graphql-core names a directive location by its value (``fragment spread``), graphql-js by
+#: its name (``FRAGMENT_SPREAD``).
+_LOCATION = re.compile(r"( may not be used on )([a-z ]+)\.$")
 
 
 def requote(message: str) -> str:
     """``Cannot query field 'x' on type 'Book'.`` → ``Cannot query field "x" on type "Book".``"""
     if "'" not in message and " to be " not in message:
         return message
+    location = _LOCATION.search(message)
+    if location is not None:
+        name = location.group(2).upper().replace(" ", "_")
+        message = f"{message[: location.start()]}{location.group(1)}{name}."
     for python, javascript in _PYTHONISMS:
         message = message.replace(python, javascript)
     out: list[str] = []
@@ -115,6 +124,21 @@ def _inspect(value: Any, depth: int) -> str:
         entries = (f"{key}: {_inspect(item, depth + 1)}" for key, item in value.items())
         return "{ " + ", ".join(entries) + " }"
     return str(value)
+
+
+def js_string_of(value: Any) -> str:
+    """JavaScript's ``String(value)`` of a JSON value (an array joins its items with ``,``)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return js_number(value)
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        return ",".join(js_string_of(item) for item in value)
+    return "[object Object]"
 
 
 def js_stringify(value: Any) -> str:

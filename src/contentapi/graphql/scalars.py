@@ -29,7 +29,7 @@ from graphql import (
     value_from_ast_untyped,
 )
 
-from contentapi.graphql.messages import js_number, js_stringify
+from contentapi.graphql.messages import js_string_of, js_stringify
 from contentapi.graphql.variables import ScalarError
 from contentapi.i18n.iso_locales import ISO_LOCALE_CODES
 from contentapi.values import format_datetime, parse_value
@@ -96,25 +96,10 @@ def _js_bigint(text: str) -> int:
     return int(trimmed, 0) if trimmed[:2].lower() in ("0x", "0o", "0b") else int(trimmed)
 
 
-def _js_to_string(value: Any) -> str:
-    """JavaScript's ``String(value)`` of a JSON value (an array joins its items with ``,``)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return js_number(value)
-    if value is None:
-        return ""
-    if isinstance(value, list):
-        return ",".join(_js_to_string(item) for item in value)
-    return "[object Object]"
-
-
 def _parse_long(value: Any) -> int:
     """graphql-scalars' ``BigInt.parseValue``: ``BigInt(String(value))``, refused unless it
     prints back as the same text."""
-    text = _js_to_string(value)
+    text = js_string_of(value)
     number = _js_bigint(text)
     if str(number) != text:
         raise ScalarError(f"BigInt cannot represent value: {text}")
@@ -330,7 +315,7 @@ def i18n_locale_code() -> GraphQLScalarType:
     nothing either."""
 
     def parse_value(value: Any) -> str:
-        return value if isinstance(value, str) else _js_to_string(value)
+        return value if isinstance(value, str) else js_string_of(value)
 
     def parse_literal(node: ValueNode, variables: Any = None) -> str:
         if not isinstance(node, StringValueNode):

@@ -157,3 +157,9 @@ def test_control_character_15(query, message, column):
 
 def test_no_control_character():
     assert control_character_15('{ a(s: "x\ty") }\r\n') is None
+
+
+def test_directive_locations_by_name():
+    assert requote("Directive '@skip' may not be used on fragment definition.") == (
+        'Directive "@skip" may not be used on FRAGMENT_DEFINITION.'
+    )
