@@ -366,8 +366,8 @@ def _index_option(name: str, kind: str, spec: Mapping[str, Any], errors: _Collec
 
 def _default_fits(kind: str, value: Any, enum: tuple[str, ...]) -> bool:
     """A default must be a literal of the attribute's type (a callable is not a JSON value)."""
-    if value is None or kind in ("json", "array"):
-        return kind != "array" or value is None or isinstance(value, list)
+    if value is None or kind in ("json", "array", "blocks"):
+        return kind == "json" or value is None or isinstance(value, list)
     if kind == "enumeration":
         return value in enum
     if kind == "boolean":
