@@ -310,3 +310,22 @@ async def test_non_localized_blocks_are_shared_by_localizations(blog, admin):
     assert update.status_code == 200, update.text
     read = await blog.client.get(f"/api/posts/{french.json()['id']}?locale=fr", headers=admin)
     assert read.json()["data"]["attributes"]["shared"] == changed
+
+
+async def test_updates_keep_required_blocks_unless_the_entry_is_a_draft(blog, admin):
+    published = await _created(blog, admin, "notes", {"name": "p", "content": [PARAGRAPH]})
+    draft = await _created(blog, admin, "notes", {"name": "d", "publishedAt": None})
+    for value, message in (
+        (None, f"{NOT_ARRAY}."),
+        ("zz", f'{NOT_ARRAY} (cast from the value `"zz"`).'),
+    ):
+        response = await blog.client.put(
+            f"/api/notes/{published['id']}", json={"data": {"content": value}}, headers=admin
+        )
+        assert response.status_code == 400, response.text
+        assert response.json()["error"]["message"] == message
+    response = await blog.client.put(
+        f"/api/notes/{draft['id']}", json={"data": {"content": None}}, headers=admin
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["data"]["attributes"]["content"] is None
