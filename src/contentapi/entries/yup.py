@@ -159,9 +159,13 @@ class Node:
     def has_tests(self) -> bool:
         return self.required or bool(self.checks)
 
+    def present(self, value: Any) -> bool:
+        """yup's ``_isPresent``, what ``required`` tests."""
+        return value is not None and value is not MISSING
+
     def tests(self, value: Any, path: Path) -> list[FieldError]:
         found = []
-        if self.required and (value is None or value is MISSING):
+        if self.required and not self.present(value):
             found.append(FieldError(path, _REQUIRED.format(path=_label(path))))
         for message, passes in self.checks:
             if not passes(value):
@@ -208,6 +212,10 @@ class StringNode(Node):
 
     def type_check(self, value: Any) -> bool:
         return isinstance(value, str)
+
+    def present(self, value: Any) -> bool:
+        # yup's string: an empty string is not present (`"createdAt": ""` is "required")
+        return super().present(value) and value != ""
 
     def transform(self, value: Any) -> Any:
         if isinstance(value, str | list | dict) or value is None:

@@ -20,7 +20,7 @@ from contentapi.entries.js import js_number_text, js_string
 from contentapi.values import js_json
 
 VECTORS_PATH = Path(__file__).resolve().parents[2] / "vectors" / "blocks-validator.json"
-EXPECTED_VECTOR_COUNT = 482
+EXPECTED_VECTOR_COUNT = 686
 
 
 def _vectors() -> list[Any]:
