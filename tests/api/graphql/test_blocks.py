@@ -74,3 +74,10 @@ async def test_invalid_blocks_in_a_mutation_are_a_bad_user_input(blog):
             "name": "ValidationError",
         },
     ]
+
+
+async def test_blocks_filters_other_than_null_are_a_bad_user_input(blog):
+    body = await gql(blog.client, '{ posts(filters: {body: {eq: "x"}}) { data { id } } }')
+    (error,) = body["errors"]
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert body["data"] == {"posts": None}
