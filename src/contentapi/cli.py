@@ -83,11 +83,15 @@ def _load_models(settings: Settings, *, quiet: bool = False) -> Registry | None:
             highlight=False,
         )
         return None
+    for warning in registry.warnings:
+        err.print(f"[yellow]warning[/yellow] {warning}", highlight=False, soft_wrap=True)
     if not quiet:
         own = sum(1 for uid in registry.content_types if uid not in BUILTIN_DOCUMENTS)
+        count = len(registry.warnings)
+        verdict = f"valid, {count} warning{'s' if count != 1 else ''}" if count else "all valid"
         err.print(
             f"{own} content types and {len(registry.components)} components "
-            f"in {settings.content_types_dir}: all valid",
+            f"in {settings.content_types_dir}: {verdict}",
             highlight=False,
         )
     return registry
