@@ -737,10 +737,7 @@ class QueryParser:
         for key in ("filters", "sort"):
             if key in spec:  # Strapi 4.25 answers 500 for them outside `on`
                 raise ValidationError(f"Invalid key {key}")
-        shared = spec.get("populate")
-        return DynamicZonePopulate(
-            shared=self._zone_shared(attribute, shared, nested_as_paths=nested_as_paths)
-        )
+        return self._zone_shared(attribute, spec.get("populate"), nested_as_paths=nested_as_paths)
 
     def _populate_filters(self, model: Model, spec: Mapping[str, Any]) -> Filter | None:
         if "filters" not in spec:
@@ -749,40 +746,30 @@ class QueryParser:
 
     def _zone_shared(
         self, attribute: DynamicZoneAttribute, shared: Any, *, nested_as_paths: bool = False
-    ) -> Populate:
-        """``populate[zone][populate]=…`` and dotted paths through a zone: one behaviour for all
-        the zone's components; a key applies to every component that has it (Strapi hands the
-        same populate to each component type's query, which skips names it lacks).
+    ) -> DynamicZonePopulate:
+        """``populate[zone][populate]=…`` and dotted paths through a zone: one populate for all
+        the zone's components, read against each component (Strapi hands the same populate to
+        each component type's query, which skips the names that type lacks). Per component, so
+        that an attribute name two components use for different things is read as each one's.
 
         ``nested_as_paths``: ``shared`` is the rest of dotted paths (``blocks.author.avatar`` →
         ``{"author": {"avatar": {}}}``), each level names attributes, not populate options.
         """
         if shared is None:
-            return {}
-        merged: Populate = {}
+            return DynamicZonePopulate()
+        on: dict[str, ComponentPopulate] = {}
         for uid in attribute.components:
             component = self.registry.components[uid]
             if shared == "*" or shared == ["*"]:
-                merged.update(self._populate_all(component))
-                continue
-            names = (
-                list(shared)
-                if isinstance(shared, Mapping | list)
-                else [p for p in str(shared).split(",") if p]
-            )
-            relevant = [
-                n for n in names if isinstance(n, str) and n.split(".")[0] in component.attributes
-            ]
-            if isinstance(shared, Mapping):
-                part = {n: shared[n] for n in relevant}
-                merged.update(
-                    self._populate_tree(component, part)
-                    if nested_as_paths
-                    else self.populate(component, part)
-                )
+                part = self._populate_all(component)
+            elif nested_as_paths and isinstance(shared, Mapping):
+                part = self._populate_tree(component, shared)
             else:
-                merged.update(self._populate_paths(component, relevant))
-        return merged
+                part = self.populate(component, shared)
+            on[uid] = ComponentPopulate(populate=part)
+        if not any(spec.populate for spec in on.values()):
+            return DynamicZonePopulate()
+        return DynamicZonePopulate(on=on)
 
     def _children(self, model: Model, value: Any, nested_as_paths: bool) -> Populate:
         if value is None:

@@ -90,7 +90,6 @@ def test_relations_the_caller_may_not_find_are_ignored_unread(registry):
         result = populate(registry, query, **hidden)
         zone = result["blocks"]
         assert isinstance(zone, DynamicZonePopulate), query
-        assert "author" not in zone.shared, query
         assert all("author" not in spec.populate for spec in (zone.on or {}).values()), query
 
 
@@ -102,13 +101,27 @@ def test_dotted_paths_through_a_zone_are_paths_at_every_depth(registry):
         "&populate[blocks][populate][file]=true",
     )
     assert dotted == objects
-    zone = dotted["blocks"]
-    assert zone == DynamicZonePopulate(
-        shared={
-            "author": RelationPopulate(populate={"profile": RelationPopulate()}),
-            "file": MediaPopulate(),
+    assert dotted["blocks"] == DynamicZonePopulate(
+        on={
+            "blocks.quote": ComponentPopulate(
+                populate={"author": RelationPopulate(populate={"profile": RelationPopulate()})}
+            ),
+            "blocks.media": ComponentPopulate(populate={"file": MediaPopulate()}),
+            "blocks.rich-text": ComponentPopulate(),
         }
     )
+
+
+def test_a_zone_populate_is_read_against_each_component(registry):
+    # `body` is a scalar of two components, `author` a relation of one: each component gets
+    # what it has, as Strapi's per-type query skips what its type lacks.
+    zone = populate(registry, "populate[blocks][populate]=author,body,nope")["blocks"]
+    assert zone.on is not None
+    assert zone.on["blocks.quote"] == ComponentPopulate(populate={"author": RelationPopulate()})
+    assert zone.on["blocks.rich-text"] == zone.on["blocks.media"] == ComponentPopulate()
+    assert populate(registry, "populate[blocks][populate]=nope") == {
+        "blocks": DynamicZonePopulate()
+    }
 
 
 def test_options_strapi_does_not_read_are_ignored(registry):
