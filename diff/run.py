@@ -262,8 +262,7 @@ def write_report(results: dict[str, Any]) -> None:
         "populate (a bad date there answers 200 on an empty page, 400 otherwise); contentapi "
         "validates the whole query before reading, so a bad value is a 400 whatever the data.",
         "",
-        "What the generator does not cover yet: relations inside dynamic-zone components, "
-        "`populate[x][count]`, `withCount`, media filters (400 by design), users and upload "
+        "What the generator does not cover yet: media filters (400 by design), users and upload "
         "routes. Order differences are accepted as expected only where the sort leaves ties "
         "(no sort: our order is checked to be by id; paginated ties: the whole result is "
         "re-compared without pagination).",
