@@ -8,6 +8,7 @@ each naming its file and attribute.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from contentapi.schema.builtin import builtin_types
@@ -19,6 +20,7 @@ from contentapi.schema.validate import (
     ModelError,
     ModelErrors,
     check_references,
+    inverse_notes,
     parse_component,
     parse_content_type,
 )
@@ -91,4 +93,14 @@ def load_registry(
     errors.extend(check_references(content_types, components, broken))
     if errors:
         raise ModelErrors(errors)
-    return Registry.build(content_types, components)
+    warnings, unlinked = inverse_notes(content_types)
+    content_types = [_without(ct, unlinked.get(ct.uid, set())) for ct in content_types]
+    return Registry.build(content_types, components, warnings=warnings)
+
+
+def _without(content_type: ContentType, names: set[str]) -> ContentType:
+    """``content_type`` without the attributes ``names`` (relations that hold nothing)."""
+    if not names:
+        return content_type
+    kept = {name: a for name, a in content_type.attributes.items() if name not in names}
+    return replace(content_type, attributes=kept)
