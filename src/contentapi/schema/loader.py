@@ -1,8 +1,10 @@
 """Read the models folder into a validated ``Registry``.
 
 ``content-types/<singularName>.json`` are content types; ``content-types/components/
-<category>/<name>.json`` are components. Any problem in any file raises ``ModelErrors``
-listing all of them, each naming its file and attribute.
+<category>/<name>.json`` are components; ``content-types/extensions/users-permissions/
+content-types/user/schema.json`` extends the users-permissions user (``schema.extensions``).
+Any problem in any file raises ``ModelErrors`` listing all of them, each naming its file and
+attribute.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 from pathlib import Path
 
 from contentapi.schema.builtin import builtin_types
+from contentapi.schema.extensions import read_user_extension
 from contentapi.schema.model import Component, ContentType
 from contentapi.schema.registry import Registry
 from contentapi.schema.validate import (
@@ -59,7 +62,13 @@ def load_registry(folder: Path) -> Registry:
         if component is not None:
             components.append(component)
             broken[component.uid] = {p.attribute for p in problems if p.attribute}
-    content_types.extend(builtin_types())
+    builtin, problems = builtin_types(read_user_extension(folder, errors))
+    errors.extend(problems)
+    for content_type in builtin:
+        broken[content_type.uid] = {
+            p.attribute for p in problems if p.attribute and p.source == content_type.source
+        }
+    content_types.extend(builtin)
     errors.extend(check_references(content_types, components, broken))
     if errors:
         raise ModelErrors(errors)
