@@ -107,7 +107,10 @@ def extend_user(
         return dict(builtin), errors
     merged["info"] = {**builtin["info"], **info}
     # Strapi leaves draft & publish off when the key is absent; contentapi's parser would not.
-    merged["options"] = {**(options if isinstance(options, Mapping) else {}), "draftAndPublish": False}
+    merged["options"] = {
+        **(options if isinstance(options, Mapping) else {}),
+        "draftAndPublish": False,
+    }
     merged["attributes"] = merged_attributes
     return merged, errors
 
