@@ -13,19 +13,14 @@ public attributes and silently drops the rest.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import httpx
 import pytest
 from sqlalchemy import inspect
 
-from contentapi.app import create_app
-from tests.api.upload.test_upload import png
-from tests.conftest import ADMIN_TOKEN, AppHandle, Databases, _empty_content_tables, make_settings
+from tests.conftest import AppHandle, Databases, _empty_content_tables
+from tests.support.user_extension import ADMIN, BOB, seed, start_foodie
 
-MODELS = Path(__file__).resolve().parents[2] / "fixtures" / "user-extension" / "models"
-ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-BOB = {"username": "bob", "email": "bob@example.com", "password": "Secret123", "job": "chef"}
 PLAIN_USER_KEYS = [
     "id",
     "username",
@@ -39,15 +34,9 @@ PLAIN_USER_KEYS = [
 ]
 
 
-async def _start(databases: Databases, **overrides: object) -> AppHandle:
-    handle = AppHandle(create_app(make_settings(await databases.new_url(), MODELS, **overrides)))
-    await handle.__aenter__()
-    return handle
-
-
 @pytest.fixture(scope="module")
 async def foodie_app(databases: Databases) -> AsyncIterator[AppHandle]:
-    handle = await _start(databases)
+    handle = await start_foodie(databases)
     yield handle
     await handle.__aexit__()
 
@@ -66,29 +55,6 @@ def http(foodie: AppHandle) -> httpx.AsyncClient:
 async def _ok(response: httpx.Response, status: int = 200) -> object:
     assert response.status_code == status, response.text
     return response.json()
-
-
-async def _seed(http: httpx.AsyncClient) -> dict[str, int]:
-    """Bob (registered, with a picture, a favorite), two reviews and an article by him."""
-    user = (await _ok(await http.post("/api/auth/local/register", json=BOB)))["user"]
-    file = (
-        await _ok(
-            await http.post("/api/upload", files=[("files", ("p.png", png(2, 2)))], headers=ADMIN)
-        )
-    )[0]
-    ids = {"user": user["id"], "file": file["id"]}
-    for key, content, note in (("good", "good", 4), ("bad", "bad", 2)):
-        body = {"data": {"content": content, "note": note, "author": user["id"]}}
-        ids[key] = (await _ok(await http.post("/api/reviews", json=body, headers=ADMIN)))["data"][
-            "id"
-        ]
-    body = {"data": {"title": "A1", "author": user["id"]}}
-    ids["article"] = (await _ok(await http.post("/api/articles", json=body, headers=ADMIN)))[
-        "data"
-    ]["id"]
-    update = {"picture": file["id"], "favorites": [ids["article"]], "phone": "555"}
-    await _ok(await http.put(f"/api/users/{user['id']}", json=update, headers=ADMIN))
-    return ids
 
 
 # ---------------------------------------------------------------- storage
@@ -117,7 +83,7 @@ async def test_sync_creates_the_extension_columns_and_link_tables_with_strapis_n
 
 
 async def test_users_answer_the_extension_attributes_plain_and_never_the_private_one(http):
-    ids = await _seed(http)
+    ids = await seed(http)
     users = await _ok(await http.get("/api/users?populate=*", headers=ADMIN))
     assert len(users) == 1
     user = users[0]
@@ -139,7 +105,7 @@ async def test_users_answer_the_extension_attributes_plain_and_never_the_private
 
 
 async def test_user_by_id_and_me_populate_the_extension(http):
-    ids = await _seed(http)
+    ids = await seed(http)
     one = await _ok(await http.get(f"/api/users/{ids['user']}?populate=picture", headers=ADMIN))
     assert one["job"] == "chef" and one["picture"]["id"] == ids["file"]
     assert "reviews" not in one and "phone" not in one
@@ -160,7 +126,7 @@ async def test_user_by_id_and_me_populate_the_extension(http):
 
 
 async def test_users_filter_and_sort_on_the_extension_and_refuse_the_private_attribute(http):
-    ids = await _seed(http)
+    ids = await seed(http)
     second = {**BOB, "username": "carol", "email": "carol@example.com", "job": "waiter"}
     await _ok(await http.post("/api/auth/local/register", json=second))
     by_job = await _ok(await http.get("/api/users?filters[job][$eq]=chef", headers=ADMIN))
@@ -178,7 +144,7 @@ async def test_users_filter_and_sort_on_the_extension_and_refuse_the_private_att
 
 async def test_users_populate_reviews_with_their_author_and_its_picture(http):
     """FoodAdvisor's ``populate[reviews][populate]=author,author.picture``."""
-    ids = await _seed(http)
+    ids = await seed(http)
     users = await _ok(
         await http.get(
             "/api/users?populate[reviews][populate]=author,author.picture&fields[0]=job",
@@ -195,7 +161,7 @@ async def test_users_populate_reviews_with_their_author_and_its_picture(http):
 
 
 async def test_populated_authors_carry_the_extension_in_the_rest_shape(http):
-    ids = await _seed(http)
+    ids = await seed(http)
     body = await _ok(
         await http.get("/api/reviews?populate[author][populate]=picture", headers=ADMIN)
     )
@@ -217,7 +183,7 @@ async def test_populated_authors_carry_the_extension_in_the_rest_shape(http):
 
 
 async def test_put_user_updates_the_extension_attributes_and_relations(http):
-    ids = await _seed(http)
+    ids = await seed(http)
     update = {"job": "sommelier", "reviews": [ids["good"]], "picture": None}
     updated = await _ok(await http.put(f"/api/users/{ids['user']}", json=update, headers=ADMIN))
     assert updated["job"] == "sommelier"
@@ -266,14 +232,14 @@ async def test_register_requires_a_required_extension_attribute(http):
 
 
 async def test_register_allowed_fields_setting_chooses_the_keys(databases):
-    handle = await _start(databases, register_allowed_fields="phone")
+    handle = await start_foodie(databases, register_allowed_fields="phone")
     try:
         dropped = await handle.client.post("/api/auth/local/register", json=BOB)
         assert dropped.status_code == 400, dropped.text  # job dropped, and it is required
         assert dropped.json()["error"]["message"] == "job must be defined."
     finally:
         await handle.__aexit__()
-    handle = await _start(databases, register_allowed_fields="job, phone")
+    handle = await start_foodie(databases, register_allowed_fields="job, phone")
     try:
         body = {**BOB, "phone": "555", "role": 1}
         user = (await _ok(await handle.client.post("/api/auth/local/register", json=body)))["user"]
