@@ -73,46 +73,44 @@ def extend_user(
 ) -> tuple[dict[str, Any], list[ModelError]]:
     """The plugin's user document with the extension applied, and the extension's problems.
 
-    With problems, the returned document is the plugin's own (unextended), so that the other
-    models are still checked against a user.
+    A refused value is reported and replaced by the plugin's own (its table, a plugin
+    attribute's definition), so the rest of the extension still applies and the other models
+    are checked against it: one mistake is one error, not one per relation to the user.
     """
     source = extension.source
     document = extension.document
-    errors: list[ModelError] = []
     if not isinstance(document, Mapping):
         return dict(builtin), [ModelError(source, None, "a model must be a JSON object")]
+    errors: list[ModelError] = []
     merged: dict[str, Any] = {**builtin, **document}  # Strapi's shallow merge
     for key in _FIXED_KEYS:
         if merged.get(key) != builtin[key]:
             errors.append(_fixed(source, key, merged.get(key), builtin[key]))
+            merged[key] = builtin[key]
     info = merged.get("info")
-    info = info if isinstance(info, Mapping) else {}
+    info = dict(info) if isinstance(info, Mapping) else {}
     for key in _FIXED_INFO:
         if info.get(key) != builtin["info"][key]:
             errors.append(_fixed(source, f"info.{key}", info.get(key), builtin["info"][key]))
+            info[key] = builtin["info"][key]
+    merged["info"] = {**builtin["info"], **info}
     options = merged.get("options")
-    if isinstance(options, Mapping) and options.get("draftAndPublish") is True:
+    options = options if isinstance(options, Mapping) else {}
+    if options.get("draftAndPublish") is True:
         errors.append(ModelError(source, None, "the user model cannot have draft & publish"))
+    # Strapi leaves draft & publish off when the key is absent; contentapi's parser would not.
+    merged["options"] = {**options, "draftAndPublish": False}
     plugin_options = merged.get("pluginOptions")
     i18n = plugin_options.get("i18n") if isinstance(plugin_options, Mapping) else None
     if isinstance(i18n, Mapping) and i18n.get("localized") is True:
         errors.append(ModelError(source, None, "the user model cannot be localized"))
+        merged["pluginOptions"] = {**plugin_options, "i18n": {**i18n, "localized": False}}
     attributes = merged.get("attributes")
     if not isinstance(attributes, Mapping):
         errors.append(ModelError(source, None, "'attributes' must be an object"))
-        return dict(builtin), errors
-    merged_attributes, problems = _merge_attributes(builtin["attributes"], attributes, source)
-    errors.extend(problems)
-    if errors:
-        return dict(builtin), errors
-    merged["info"] = {**builtin["info"], **info}
-    # Strapi leaves draft & publish off when the key is absent; contentapi's parser would not.
-    merged["options"] = {
-        **(options if isinstance(options, Mapping) else {}),
-        "draftAndPublish": False,
-    }
-    merged["attributes"] = merged_attributes
-    return merged, errors
+        attributes = {}
+    merged["attributes"], problems = _merge_attributes(builtin["attributes"], attributes, source)
+    return merged, [*errors, *problems]
 
 
 def _fixed(source: Path, key: str, found: Any, wanted: Any) -> ModelError:
@@ -141,6 +139,7 @@ def _merge_attributes(
                     f"the plugin's attribute keeps its type {own['type']!r}, not {found!r}",
                 )
             )
+            merged[name] = dict(own)
             continue
         if own["type"] == "relation":
             merged[name] = dict(own)
