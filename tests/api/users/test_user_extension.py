@@ -18,6 +18,7 @@ import httpx
 import pytest
 from sqlalchemy import inspect
 
+from contentapi.auth.tokens import create_token
 from tests.conftest import AppHandle, Databases, _empty_content_tables
 from tests.support.user_extension import ADMIN, BOB, seed, start_foodie
 
@@ -250,3 +251,37 @@ async def test_register_allowed_fields_setting_chooses_the_keys(databases):
         assert "phone" not in user
     finally:
         await handle.__aexit__()
+
+
+async def test_written_users_answer_with_their_role_and_ignore_the_query(foodie, http):
+    """Strapi's ``add``/``edit`` populate the role and never read the query; its output
+    sanitizer leaves the role out for a caller who may not find roles; ``remove`` answers the
+    row alone."""
+    ids = await seed(http)
+    path = f"/api/users/{ids['user']}?populate=picture&fields[0]=job&populate[bogus]=true"
+    updated = await _ok(await http.put(path, json={"job": "cook"}, headers=ADMIN))
+    assert updated["role"]["type"] == "authenticated"
+    assert updated["username"] == "bob" and "picture" not in updated
+    body = {**BOB, "username": "dan", "email": "dan@example.com", "role": updated["role"]["id"]}
+    created = await _ok(await http.post("/api/users?fields[0]=job", json=body, headers=ADMIN), 201)
+    assert (created["username"], created["job"], created["role"]["type"]) == (
+        "dan",
+        "chef",
+        "authenticated",
+    )
+    async with foodie.runtime.database.write() as conn:
+        assert foodie.runtime.token_hasher is not None
+        token = await create_token(
+            conn,
+            foodie.runtime.token_hasher,
+            name="updates-users",
+            token_type="custom",
+            actions=("plugin::users-permissions.user.update",),
+        )
+    custom = {"Authorization": f"Bearer {token.secret}"}
+    no_role = await _ok(await http.put(path, json={"job": "chef"}, headers=custom))
+    assert "role" not in no_role and no_role["job"] == "chef"
+    deleted = await _ok(
+        await http.delete(f"/api/users/{created['id']}?populate=role", headers=ADMIN)
+    )
+    assert deleted["username"] == "dan" and "role" not in deleted
