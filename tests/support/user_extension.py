@@ -1,6 +1,7 @@
 """The FoodAdvisor-like models of ``tests/fixtures/user-extension/models`` (the users-permissions
-user extended with ``job``, ``picture``, ``reviews``, ``articles``, ``favorites`` and a private
-``phone``), an app on them and a small data set, shared by the REST, GraphQL and OpenAPI tests.
+user extended with ``job``, ``picture``, ``reviews``, ``articles``, ``favorites``, a repeatable
+component ``socials`` holding media, and a private ``phone``), an app on them and a small data
+set, shared by the REST, GraphQL and OpenAPI tests.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ async def _ok(response: httpx.Response) -> dict:
 
 
 async def seed(http: httpx.AsyncClient) -> dict[str, int]:
-    """Bob (registered, with a picture and a favorite article), two reviews (notes 4 and 2)
-    and an article by him; their ids by name."""
+    """Bob (registered, with a picture, a favorite article and two socials, the first with an
+    icon), two reviews (notes 4 and 2) and an article by him; their ids by name."""
     user = (await _ok(await http.post("/api/auth/local/register", json=BOB)))["user"]
     upload = await http.post("/api/upload", files=[("files", ("p.png", PNG))], headers=ADMIN)
     file = (await _ok(upload))[0]
@@ -51,6 +52,11 @@ async def seed(http: httpx.AsyncClient) -> dict[str, int]:
     body = {"data": {"title": "A1", "author": user["id"]}}
     created = await _ok(await http.post("/api/articles", json=body, headers=ADMIN))
     ids["article"] = created["data"]["id"]
-    update = {"picture": file["id"], "favorites": [ids["article"]], "phone": "555"}
+    update = {
+        "picture": file["id"],
+        "favorites": [ids["article"]],
+        "phone": "555",
+        "socials": [{"network": "x", "icon": file["id"]}, {"network": "y"}],
+    }
     await _ok(await http.put(f"/api/users/{user['id']}", json=update, headers=ADMIN))
     return ids

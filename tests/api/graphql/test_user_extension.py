@@ -50,6 +50,7 @@ async def test_user_type_and_inputs_have_the_extension_attributes(http):
         "picture",
         "job",
         "favorites",
+        "socials",
         "createdAt",
         "updatedAt",
     ]

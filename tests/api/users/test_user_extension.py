@@ -2,7 +2,7 @@
 ``tests/fixtures/user-extension/models``): its ``extensions/users-permissions/content-types/
 user/schema.json`` adds ``job`` (required), ``picture`` (media), ``reviews`` and ``articles``
 (inverse sides of ``review.author`` / ``article.author``), ``favorites`` (a relation the user
-owns) and ``phone`` (private).
+owns), ``socials`` (a repeatable component with media) and ``phone`` (private).
 
 Shapes checked on the reference Strapi 4.25 with these models: ``/api/users`` answers plain
 objects at every depth (media as the file object, a count as ``{count}``); a populated author
@@ -103,6 +103,18 @@ async def test_users_answer_the_extension_attributes_plain_and_never_the_private
     }
     assert [article["title"] for article in user["articles"]] == ["A1"]
     assert [article["id"] for article in user["favorites"]] == [ids["article"]]
+    assert [social["network"] for social in user["socials"]] == ["x", "y"]
+
+
+async def test_users_answer_media_inside_components_plain(http):
+    ids = await seed(http)
+    user = await _ok(
+        await http.get(f"/api/users/{ids['user']}?populate[socials][populate]=icon", headers=ADMIN)
+    )
+    first, second = user["socials"]
+    assert set(first) == {"id", "network", "icon"} and first["network"] == "x"
+    assert first["icon"]["id"] == ids["file"] and first["icon"]["mime"] == "image/png"
+    assert second["icon"] is None
 
 
 async def test_user_by_id_and_me_populate_the_extension(http):
