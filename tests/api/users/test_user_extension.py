@@ -12,15 +12,20 @@ public attributes and silently drops the rest.
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import httpx
 import pytest
 from sqlalchemy import inspect
 
+from contentapi.app import create_app
 from contentapi.auth.tokens import create_token
-from tests.conftest import AppHandle, Databases, _empty_content_tables
-from tests.support.user_extension import ADMIN, BOB, seed, start_foodie
+from contentapi.schema.extensions import USER_EXTENSION_PATH
+from tests.conftest import AppHandle, Databases, _empty_content_tables, make_settings
+from tests.support.user_extension import ADMIN, BOB, MODELS, seed, start_foodie
 
 PLAIN_USER_KEYS = [
     "id",
@@ -297,3 +302,52 @@ async def test_written_users_answer_with_their_role_and_ignore_the_query(foodie,
         await http.delete(f"/api/users/{created['id']}?populate=role", headers=ADMIN)
     )
     assert deleted["username"] == "dan" and "role" not in deleted
+
+
+async def test_adding_the_extension_later_adds_its_columns_and_keeps_the_data(
+    databases: Databases, tmp_path: Path
+):
+    """A project that had one-way ``author`` relations extends the user afterwards: start-up
+    adds the columns, the user's own link tables and the inverse order column, and the
+    authors already linked are the user's ``reviews``."""
+    before = tmp_path / "before"
+    shutil.copytree(MODELS, before)
+    (before / USER_EXTENSION_PATH).unlink()
+    for name in ("review.json", "article.json"):
+        document = json.loads((before / name).read_text())
+        del document["attributes"]["author"]["inversedBy"]
+        (before / name).write_text(json.dumps(document))
+    url = await databases.new_url()
+    first = AppHandle(create_app(make_settings(url, before)))
+    await first.__aenter__()
+    try:
+        user = await _ok(
+            await first.client.post(
+                "/api/auth/local/register", json={k: v for k, v in BOB.items() if k != "job"}
+            )
+        )
+        body = {"data": {"note": 3, "author": user["user"]["id"]}}
+        review = await _ok(await first.client.post("/api/reviews", json=body, headers=ADMIN))
+    finally:
+        await first.__aexit__()
+    second = AppHandle(create_app(make_settings(url, MODELS)))
+    await second.__aenter__()
+    try:
+        found = await _ok(
+            await second.client.get(
+                f"/api/users/{user['user']['id']}?populate=reviews", headers=ADMIN
+            )
+        )
+        assert found["job"] is None
+        assert [item["id"] for item in found["reviews"]] == [review["data"]["id"]]
+        async with second.runtime.database.read() as conn:
+            columns = await conn.run_sync(
+                lambda sync: {
+                    table: [column["name"] for column in inspect(sync).get_columns(table)]
+                    for table in ("up_users", "reviews_author_links")
+                }
+            )
+        assert {"job", "phone"} <= set(columns["up_users"])
+        assert "review_order" in columns["reviews_author_links"]
+    finally:
+        await second.__aexit__()
