@@ -101,7 +101,8 @@ def extend_user(
     # Strapi leaves draft & publish off when the key is absent; contentapi's parser would not.
     merged["options"] = {**options, "draftAndPublish": False}
     plugin_options = merged.get("pluginOptions")
-    i18n = plugin_options.get("i18n") if isinstance(plugin_options, Mapping) else None
+    plugin_options = plugin_options if isinstance(plugin_options, Mapping) else {}
+    i18n = plugin_options.get("i18n")
     if isinstance(i18n, Mapping) and i18n.get("localized") is True:
         errors.append(ModelError(source, None, "the user model cannot be localized"))
         merged["pluginOptions"] = {**plugin_options, "i18n": {**i18n, "localized": False}}
