@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from contentapi.schema.custom_fields import CustomFields
 from contentapi.schema.extensions import UserExtension, extend_user
 from contentapi.schema.model import ContentType
 from contentapi.schema.validate import ModelError, parse_content_type
@@ -165,9 +166,10 @@ BUILTIN_DOCUMENTS: dict[str, dict[str, Any]] = {
 
 
 def builtin_types(
-    user_extension: UserExtension | None = None,
+    user_extension: UserExtension | None = None, *, custom_fields: CustomFields | None = None
 ) -> tuple[list[ContentType], list[ModelError]]:
-    """The plugins' content types, the user as the project's extension makes it.
+    """The plugins' content types, the user as the project's extension makes it (its
+    attributes may use ``custom_fields``).
 
     The plugins' own documents are known to be valid; the problems returned are the
     extension's, each naming its file (the user is then parsed without the attributes at fault,
@@ -182,7 +184,9 @@ def builtin_types(
             document, problems = extend_user(document, user_extension)
             errors.extend(problems)
             source = user_extension.source
-        parsed, problems = parse_content_type(document, source, singular, uid=uid)
+        parsed, problems = parse_content_type(
+            document, source, singular, uid=uid, custom_fields=custom_fields
+        )
         if parsed is None:  # pragma: no cover - the header is checked by extend_user
             raise RuntimeError("; ".join(str(e) for e in problems))
         errors.extend(problems)

@@ -4,10 +4,10 @@ Strapi v4 projects add attributes and relations to the plugin's user in
 ``src/extensions/users-permissions/content-types/user/schema.json``. That file is the *whole*
 user schema: Strapi's plugin loader (``applyUserExtension``) replaces the plugin's top-level
 keys with the file's, ``{...pluginSchema, ...extensionSchema}``, so the file's ``attributes``
-are the user's attributes, in the file's order. contentapi reads the same relative path under
-its models folder — ``<models>/extensions/users-permissions/content-types/user/schema.json``
-— so the one function ``read_user_extension`` serves both our layout and a Strapi project's
-``src/`` folder.
+are the user's attributes, in the file's order. contentapi reads the same relative path in its
+own layout — ``<models>/extensions/users-permissions/content-types/user/schema.json`` — and
+below a Strapi project's ``src/`` (``schema/sources.py`` says where); ``read_user_extension``
+reads the file it names.
 
 ``extend_user`` does Strapi's merge with what the server itself relies on kept (each refusal
 names the file, so ``contentapi check`` reports it):
@@ -32,10 +32,7 @@ from typing import Any
 
 from contentapi.schema.validate import ModelError
 
-__all__ = ["USER_EXTENSION_PATH", "UserExtension", "extend_user", "read_user_extension"]
-
-#: where the user's extension lives, relative to the models folder (or a Strapi ``src/``)
-USER_EXTENSION_PATH = Path("extensions/users-permissions/content-types/user/schema.json")
+__all__ = ["UserExtension", "extend_user", "read_user_extension"]
 
 #: top-level keys whose value must stay the plugin's (the value the file may repeat)
 _FIXED_KEYS = ("kind", "collectionName")
@@ -52,13 +49,10 @@ class UserExtension:
     document: Any
 
 
-def read_user_extension(folder: Path, errors: list[ModelError]) -> UserExtension | None:
-    """The user extension under ``folder``, or ``None`` when the project has none.
-
-    A file that cannot be read as JSON is reported in ``errors`` (and ``None`` returned).
-    """
-    path = folder / USER_EXTENSION_PATH
-    if not path.is_file():
+def read_user_extension(path: Path | None, errors: list[ModelError]) -> UserExtension | None:
+    """The user extension at ``path`` (``ModelSources.user_extension``: ``None`` when the
+    project has none). A file that cannot be read as JSON is reported in ``errors``."""
+    if path is None:
         return None
     try:
         document = json.loads(path.read_text(encoding="utf-8"))

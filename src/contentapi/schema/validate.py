@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from contentapi.schema.custom_fields import CustomFields
 from contentapi.schema.model import (
     SCALAR_TYPES,
     Attribute,
@@ -72,7 +73,9 @@ RESERVED_ATTRIBUTES = frozenset(
 #: no single type's singular name (the content routes are tried first, app.py).
 RESERVED_PLURALS = frozenset({"auth", "users", "upload", "i18n", "users-permissions", "connect"})
 #: every attribute ``type`` a model may use (did-you-mean hints choose among them)
-ATTRIBUTE_TYPES = frozenset({*SCALAR_TYPES, "relation", "media", "component", "dynamiczone"})
+ATTRIBUTE_TYPES = frozenset(
+    {*SCALAR_TYPES, "relation", "media", "component", "dynamiczone", "customField"}
+)
 NUMERIC_TYPES = frozenset({"integer", "biginteger", "float", "decimal"})
 STRING_TYPES = frozenset({"string", "text", "richtext", "email", "password", "uid", "enumeration"})
 #: types whose columns may carry an index (``pluginOptions.contentapi.index``): long text,
@@ -133,7 +136,12 @@ def _number(value: Any) -> bool:
 
 
 def _parse_attribute(
-    name: str, spec: Any, errors: _Collector, *, in_component: bool
+    name: str,
+    spec: Any,
+    errors: _Collector,
+    *,
+    in_component: bool,
+    custom_fields: CustomFields,
 ) -> Attribute | None:
     if not ATTRIBUTE_NAME.match(name):
         errors.add(
@@ -149,11 +157,18 @@ def _parse_attribute(
     kind = spec.get("type")
     if kind == "JSON":
         kind = "json"
+    custom_field: str | None = None
+    if kind == "customField":
+        custom_field = spec.get("customField")
+        kind = _custom_field_type(name, custom_field, errors, custom_fields)
+        if kind is None:
+            return None
     localized_flag = spec.get("pluginOptions", {}).get("i18n", {}).get("localized")
     required = spec.get("required", False) is True
     private = spec.get("private", False) is True
     if kind in SCALAR_TYPES:
-        return _parse_scalar(name, kind, spec, errors, localized_flag is True or kind == "uid")
+        localized = localized_flag is True or kind == "uid"
+        return _parse_scalar(name, kind, spec, errors, localized, custom_field)
     if kind == "relation":
         return _parse_relation(name, spec, errors, in_component=in_component)
     if kind == "media":
@@ -211,6 +226,27 @@ def _parse_attribute(
     return None
 
 
+def _custom_field_type(
+    name: str, uid: Any, errors: _Collector, custom_fields: CustomFields
+) -> str | None:
+    """The type a custom field is stored as, or ``None`` after saying how to declare it."""
+    if not isinstance(uid, str) or not uid:
+        errors.add(name, "a custom field needs 'customField', its uid ('plugin::<plugin>.<name>')")
+        return None
+    field = custom_fields.get(uid)
+    if field is not None:
+        return field.type
+    hint = _close_match(uid, [known.uid for known in custom_fields])
+    errors.add(
+        name,
+        f"unknown custom field {uid!r}{hint}: declare the type its plugin stores it as (the "
+        "'type' its server's strapi.customFields.register gives), as "
+        f"CONTENTAPI_CUSTOM_FIELDS='{uid}=<type>' or in an extension's "
+        'register_custom_fields (docs/strapi-migration.md, "Custom fields")',
+    )
+    return None
+
+
 def _did_you_mean(value: Any, choices: Iterable[str]) -> str:
     """`` (did you mean 'integer'?)`` for a near miss, else ``"; use one of …"``."""
     return _close_match(value, choices) or f"; use one of {', '.join(sorted(choices))}"
@@ -240,7 +276,12 @@ def _bounds(
 
 
 def _parse_scalar(
-    name: str, kind: str, spec: Mapping[str, Any], errors: _Collector, localized: bool
+    name: str,
+    kind: str,
+    spec: Mapping[str, Any],
+    errors: _Collector,
+    localized: bool,
+    custom_field: str | None = None,
 ) -> ScalarAttribute | None:
     low, high = (None, None)
     if kind in NUMERIC_TYPES:
@@ -300,6 +341,7 @@ def _parse_scalar(
         target_field=spec.get("targetField"),
         localized=localized,
         indexed=indexed,
+        custom_field=custom_field,
     )
 
 
@@ -369,7 +411,11 @@ def _parse_relation(
 
 
 def _parse_attributes(
-    doc: Mapping[str, Any], errors: _Collector, *, in_component: bool
+    doc: Mapping[str, Any],
+    errors: _Collector,
+    *,
+    in_component: bool,
+    custom_fields: CustomFields | None,
 ) -> dict[str, Attribute]:
     raw = doc.get("attributes")
     if not isinstance(raw, Mapping):
@@ -377,8 +423,11 @@ def _parse_attributes(
         return {}
     attributes: dict[str, Attribute] = {}
     columns: dict[str, str] = {}
+    fields = custom_fields if custom_fields is not None else CustomFields.known()
     for name, spec in raw.items():
-        attribute = _parse_attribute(name, spec, errors, in_component=in_component)
+        attribute = _parse_attribute(
+            name, spec, errors, in_component=in_component, custom_fields=fields
+        )
         if attribute is None:
             continue
         if isinstance(attribute, ScalarAttribute):
@@ -406,9 +455,21 @@ def _object(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
 
 
 def parse_content_type(
-    doc: Any, source: Path, expected_name: str, *, uid: str | None = None
+    doc: Any,
+    source: Path,
+    expected_name: str,
+    *,
+    uid: str | None = None,
+    api_uid: str | None = None,
+    name_from: str = "the file name",
+    default_table: str | None = None,
+    custom_fields: CustomFields | None = None,
 ) -> tuple[ContentType | None, list[ModelError]]:
-    """Parse ``content-types/<singularName>.json`` (``uid`` given: a built-in plugin model)."""
+    """Parse a content type's document. ``uid`` given: a built-in plugin model; ``api_uid``:
+    the uid its path gives it (default ``api::<singularName>.<singularName>``); ``name_from``:
+    what ``expected_name`` comes from, for the message; ``default_table``: the table without
+    ``collectionName`` (default the snake-cased plural name); ``custom_fields``: the custom
+    fields it may use (default the known ones)."""
     errors = _Collector(source)
     if not isinstance(doc, Mapping):
         errors.add(None, "a model must be a JSON object")
@@ -422,9 +483,7 @@ def parse_content_type(
         if not isinstance(value, str) or not MODEL_NAME.match(value):
             errors.add(None, f"info.{key} must be kebab-case (a-z, 0-9, '-'), not {value!r}")
     if isinstance(singular, str) and singular != expected_name:
-        errors.add(
-            None, f"info.singularName {singular!r} must match the file name {expected_name!r}"
-        )
+        errors.add(None, f"info.singularName {singular!r} must match {name_from} {expected_name!r}")
     if singular and singular == plural:
         errors.add(None, "info.singularName and info.pluralName must differ")
     if uid is None and isinstance(plural, str) and plural in RESERVED_PLURALS:
@@ -438,11 +497,13 @@ def parse_content_type(
     ):
         errors.add(None, f"info.singularName {singular!r} is reserved by the server")
     options = _object(doc, "options")
-    table = doc.get("collectionName") or (snake_case(plural) if isinstance(plural, str) else None)
+    table = doc.get("collectionName") or default_table
+    if not table and isinstance(plural, str):
+        table = snake_case(plural)
     if not isinstance(table, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", table):
         errors.add(None, f"collectionName {table!r} is not a valid table name")
     header_problems = len(errors.errors)
-    attributes = _parse_attributes(doc, errors, in_component=False)
+    attributes = _parse_attributes(doc, errors, in_component=False, custom_fields=custom_fields)
     if header_problems:
         return None, errors.errors
     # Problems in attributes only: the model is still returned, without them, so that the
@@ -453,7 +514,7 @@ def parse_content_type(
     assert isinstance(singular, str) and isinstance(plural, str) and isinstance(table, str)
     return (
         ContentType(
-            uid=uid or f"api::{singular}.{singular}",
+            uid=uid or api_uid or f"api::{singular}.{singular}",
             kind="singleType" if kind == "singleType" else "collectionType",
             table=table,
             singular_name=singular,
@@ -471,7 +532,12 @@ def parse_content_type(
 
 
 def parse_component(
-    doc: Any, source: Path, category: str, name: str
+    doc: Any,
+    source: Path,
+    category: str,
+    name: str,
+    *,
+    custom_fields: CustomFields | None = None,
 ) -> tuple[Component | None, list[ModelError]]:
     """Parse ``content-types/components/<category>/<name>.json``."""
     errors = _Collector(source)
@@ -485,7 +551,7 @@ def parse_component(
     if not isinstance(table, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", table):
         errors.add(None, f"collectionName {table!r} is not a valid table name")
     header_problems = len(errors.errors)
-    attributes = _parse_attributes(doc, errors, in_component=True)
+    attributes = _parse_attributes(doc, errors, in_component=True, custom_fields=custom_fields)
     if header_problems:
         return None, errors.errors
     info = _object(doc, "info")

@@ -23,7 +23,7 @@ from sqlalchemy import inspect
 
 from contentapi.app import create_app
 from contentapi.auth.tokens import create_token
-from contentapi.schema.extensions import USER_EXTENSION_PATH
+from contentapi.schema.sources import OWN_USER_EXTENSION as USER_EXTENSION_PATH
 from tests.conftest import AppHandle, Databases, _empty_content_tables, make_settings
 from tests.support.user_extension import ADMIN, BOB, MODELS, seed, start_foodie
 

@@ -15,7 +15,7 @@ import pytest
 
 from contentapi.schema import ModelErrors, RelationAttribute, ScalarAttribute, load_registry
 from contentapi.schema.builtin import BUILTIN_DOCUMENTS, USER_UID
-from contentapi.schema.extensions import USER_EXTENSION_PATH
+from contentapi.schema.sources import OWN_USER_EXTENSION as USER_EXTENSION_PATH
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "user-extension" / "models"
 USER = "plugin::users-permissions.user"
