@@ -157,3 +157,21 @@ def test_the_builtin_documents_are_not_changed_by_an_extension(models: Path):
     before = copy.deepcopy(BUILTIN_DOCUMENTS[USER_UID])
     load_registry(models)
     assert BUILTIN_DOCUMENTS[USER_UID] == before
+
+
+def test_a_strapi_projects_extension_is_merged_from_its_src(models: Path, tmp_path: Path):
+    """The same files in a Strapi project's layout (``schema/sources.py``)."""
+    src = tmp_path / "project" / "src"
+    for name in ("review", "article"):
+        target = src / "api" / name / "content-types" / name / "schema.json"
+        target.parent.mkdir(parents=True)
+        shutil.copy(models / f"{name}.json", target)
+    shutil.copytree(models / "components", src / "components")
+    shutil.copytree(models / "extensions", src / "extensions")
+    registry = load_registry(tmp_path / "project")
+    user = registry.content_types[USER]
+    assert user.source == src / USER_EXTENSION_PATH
+    assert list(user.attributes) == list(_extension(models)["attributes"])
+    assert registry.content_types["api::review.review"].links["author"].table == (
+        "reviews_author_links"
+    )
