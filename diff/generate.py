@@ -162,7 +162,7 @@ class Generator:
         if not scalars:
             return {"id": {"$notNull": True}}
         attribute = self.rng.choice(scalars)
-        if attribute.type in ("json",):
+        if attribute.type in ("json", "blocks"):
             operator = self.rng.choice(["$null", "$notNull"])
         elif attribute.type in ("string", "text", "richtext", "email", "uid", "enumeration"):
             operator = self.rng.choice(STRING_OPS)
@@ -206,7 +206,7 @@ class Generator:
         return merged
 
     def sort(self, model: Model, tags: set[str]) -> Any:
-        names = [a.name for a in self._scalars(model) if a.type not in ("json",)]
+        names = [a.name for a in self._scalars(model) if a.type not in ("json", "blocks")]
         names += ["id", "createdAt"]
         keys = []
         for _ in range(self.rng.randint(1, 2)):
@@ -220,7 +220,9 @@ class Generator:
                 if relation:
                     attribute = self.rng.choice(relation)
                     target = self.registry.content_types[attribute.target]
-                    target_names = [a.name for a in self._scalars(target) if a.type != "json"]
+                    target_names = [
+                        a.name for a in self._scalars(target) if a.type not in ("json", "blocks")
+                    ]
                     name = f"{attribute.name}.{self.rng.choice(target_names)}"
                     tags.add("sort:relation")
             keys.append((name, self.rng.choice(["asc", "desc"])))

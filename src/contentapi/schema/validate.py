@@ -366,8 +366,8 @@ def _index_option(name: str, kind: str, spec: Mapping[str, Any], errors: _Collec
 
 def _default_fits(kind: str, value: Any, enum: tuple[str, ...]) -> bool:
     """A default must be a literal of the attribute's type (a callable is not a JSON value)."""
-    if value is None or kind in ("json", "array"):
-        return kind != "array" or value is None or isinstance(value, list)
+    if value is None or kind in ("json", "array", "blocks"):
+        return kind == "json" or value is None or isinstance(value, list)
     if kind == "enumeration":
         return value in enum
     if kind == "boolean":
@@ -628,6 +628,16 @@ def check_references(
     return errors
 
 
+#: Strapi 4.25 loads a local plugin (``src/plugins/<name>``) only when ``config/plugins.js``
+#: enables it, and registers the content types its server code exports — JavaScript that
+#: contentapi does not run, so their models are not read (docs/strapi-migration.md).
+_PLUGIN_TARGET_HINT = (
+    ": of the plugins' content types only the upload and users-permissions ones are known; "
+    "a local plugin's (src/plugins/<name>) are not read (docs/strapi-migration.md, "
+    '"A Strapi project\'s models")'
+)
+
+
 def _check_relation(
     model: ContentType | Component,
     attribute: RelationAttribute,
@@ -637,7 +647,11 @@ def _check_relation(
 ) -> None:
     target = types.get(attribute.target)
     if target is None:
-        hint = _close_match(attribute.target, types)
+        if attribute.target.startswith("plugin::"):  # a near miss among the plugins' only
+            known = [uid for uid in types if uid.startswith("plugin::")]
+            hint = _close_match(attribute.target, known) or _PLUGIN_TARGET_HINT
+        else:
+            hint = _close_match(attribute.target, types)
         add(model, attribute.name, f"relation target '{attribute.target}' does not exist{hint}")
         return
     other_name = attribute.inversed_by or attribute.mapped_by

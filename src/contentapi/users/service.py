@@ -149,8 +149,8 @@ class UsersService:
                 advanced = await read_advanced(conn)
             if advanced.email_confirmation:
                 raise RequestError("Your account email is not confirmed")
-        if row.blocked:
-            raise ValidationError("Your account has been blocked by an administrator")
+        if row.blocked:  # Strapi's ApplicationError (400; STRAPI_APPLICATION_ERROR in GraphQL)
+            raise RequestError("Your account has been blocked by an administrator")
         if stored and self.passwords.needs_rehash(values["password"], stored):
             rehashed = await asyncio.to_thread(self.passwords.hash, values["password"])
             async with self.runtime.database.write() as conn:

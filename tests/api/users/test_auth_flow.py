@@ -230,6 +230,17 @@ async def test_blocked_user_cannot_log_in(client, admin):
         "/api/auth/local", json={"identifier": "alice", "password": ALICE["password"]}
     )
     assert response.status_code == 400
-    assert (
-        response.json()["error"]["message"] == "Your account has been blocked by an administrator"
-    )
+    # Strapi 4.25's answer (recorded from the reference): an ApplicationError, checked only
+    # after the password (a wrong one is still "Invalid identifier or password").
+    assert response.json() == {
+        "data": None,
+        "error": {
+            "status": 400,
+            "name": "ApplicationError",
+            "message": "Your account has been blocked by an administrator",
+            "details": {},
+        },
+    }
+    wrong = await client.post("/api/auth/local", json={"identifier": "alice", "password": "nope"})
+    assert wrong.json()["error"]["name"] == "ValidationError"
+    assert wrong.json()["error"]["message"] == "Invalid identifier or password"

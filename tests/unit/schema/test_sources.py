@@ -147,3 +147,28 @@ def test_an_api_without_content_types_and_other_files_are_ignored(tmp_path):
     (tmp_path / "index.js").write_text("module.exports = {};")
     registry = load_registry(tmp_path)
     assert "api::shop.product" in registry.content_types
+
+
+def test_a_local_plugins_content_types_are_not_read_and_a_relation_to_one_says_why(tmp_path):
+    # Strapi 4.25 loads src/plugins/<name> only when config/plugins.js enables it, and registers
+    # the content types its server code exports (the generator writes the schema.json files but
+    # not their registration): code contentapi does not run, so the files are not models.
+    plugin_type = tmp_path / "plugins/shop/server/content-types/product/schema.json"
+    plugin_type.parent.mkdir(parents=True)
+    plugin_type.write_text(json.dumps(_doc("product", "products")))
+    order = _doc("order", "orders")
+    order["attributes"]["product"] = {
+        "type": "relation",
+        "relation": "manyToOne",
+        "target": "plugin::shop.product",
+    }
+    path = _strapi_type(tmp_path, "shop", "order", order)
+    assert [file.uid for file in resolve_sources(tmp_path).content_types] == ["api::shop.order"]
+    with pytest.raises(ModelErrors) as caught:
+        load_registry(tmp_path)
+    assert [str(e) for e in caught.value.errors] == [
+        f"{path}: attribute 'product': relation target 'plugin::shop.product' does not exist: "
+        "of the plugins' content types only the upload and users-permissions ones are known; "
+        "a local plugin's (src/plugins/<name>) are not read (docs/strapi-migration.md, "
+        '"A Strapi project\'s models")'
+    ]

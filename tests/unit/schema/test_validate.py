@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from contentapi.schema import ModelErrors, load_registry
+from contentapi.schema.model import ScalarAttribute
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -163,6 +164,18 @@ INVALID = [
     ),
     ("bad regex", {"s": {"type": "string", "regex": "("}}, "s", "invalid regex"),
     (
+        "blocks default not a list",
+        {"body": {"type": "blocks", "default": "text"}},
+        "body",
+        "default 'text' does not fit type 'blocks'",
+    ),
+    (
+        "index on blocks",
+        {"body": {"type": "blocks", "pluginOptions": {"contentapi": {"index": True}}}},
+        "body",
+        "an attribute of type 'blocks' cannot be indexed",
+    ),
+    (
         "uid target",
         {"slug": {"type": "uid", "targetField": "nothing"}},
         "slug",
@@ -279,3 +292,19 @@ def test_names_the_server_routes_own_are_reserved(tmp_path, kind, singular, plur
     path = _write(tmp_path, f"{singular}.json", doc)
     errors = _errors(tmp_path)
     assert any(str(path) in e and f"{reserved} is reserved" in e for e in errors), errors
+
+
+def test_blocks_attribute_is_read_with_its_options(tmp_path):
+    """Strapi 4.15+'s ``blocks`` type: a scalar attribute (one JSON column) keeping
+    ``required``, ``private`` and the i18n ``localized`` option."""
+    doc = _article(
+        body={"type": "blocks", "required": True, "pluginOptions": {"i18n": {"localized": True}}},
+        notes={"type": "blocks", "private": True, "default": []},
+    )
+    doc["pluginOptions"] = {"i18n": {"localized": True}}
+    _write(tmp_path, "post.json", doc)
+    post = load_registry(tmp_path).content_types["api::post.post"]
+    body, notes = post.attributes["body"], post.attributes["notes"]
+    assert isinstance(body, ScalarAttribute) and isinstance(notes, ScalarAttribute)
+    assert (body.type, body.column, body.required, body.localized) == ("blocks", "body", True, True)
+    assert (notes.private, notes.default, notes.localized) == (True, [], False)
