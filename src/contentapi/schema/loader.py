@@ -9,6 +9,7 @@ all of them, each naming its file and attribute.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from contentapi.schema.builtin import builtin_types
@@ -21,6 +22,7 @@ from contentapi.schema.validate import (
     ModelError,
     ModelErrors,
     check_references,
+    dangling_inverse_sides,
     parse_component,
     parse_content_type,
 )
@@ -101,4 +103,14 @@ def load_registry(
     errors.extend(check_references(content_types, components, broken))
     if errors:
         raise ModelErrors(errors)
+    dangling = dangling_inverse_sides(content_types)
+    content_types = [
+        replace(
+            ct,
+            attributes={k: v for k, v in ct.attributes.items() if k not in dangling[ct.uid]},
+        )
+        if ct.uid in dangling
+        else ct
+        for ct in content_types
+    ]
     return Registry.build(content_types, components)

@@ -33,6 +33,7 @@ __all__ = [
     "ModelError",
     "ModelErrors",
     "check_references",
+    "dangling_inverse_sides",
     "parse_component",
     "parse_content_type",
 ]
@@ -638,6 +639,25 @@ _PLUGIN_TARGET_HINT = (
 )
 
 
+def dangling_inverse_sides(content_types: Iterable[ContentType]) -> dict[str, set[str]]:
+    """Per content type uid, the relations whose ``mappedBy`` names no attribute of their
+    target — FoodAdvisor's user ``articles`` (``mappedBy: "author"``, an ``author`` its article
+    no longer has). Strapi 4.25 starts with them and never reads them: no link table, left out
+    of ``populate=*``, a populate or filter on them ignored (checked on the reference). They are
+    left out of the model, so the project loads as in Strapi and nothing answers them.
+    (An ``inversedBy`` naming no attribute stops Strapi: it stays an error here.)"""
+    types = {ct.uid: ct for ct in content_types}
+    found: dict[str, set[str]] = {}
+    for ct in types.values():
+        for attribute in ct.attributes.values():
+            if not isinstance(attribute, RelationAttribute) or not attribute.mapped_by:
+                continue
+            target = types.get(attribute.target)
+            if target is not None and attribute.mapped_by not in target.attributes:
+                found.setdefault(ct.uid, set()).add(attribute.name)
+    return found
+
+
 def _check_relation(
     model: ContentType | Component,
     attribute: RelationAttribute,
@@ -660,6 +680,8 @@ def _check_relation(
     key = "inversedBy" if attribute.inversed_by else "mappedBy"
     back_key = "mappedBy" if attribute.inversed_by else "inversedBy"
     other = target.attributes.get(other_name)
+    if other is None and attribute.mapped_by:
+        return  # a dangling inverse side: loaded and left out (dangling_inverse_sides)
     if not isinstance(other, RelationAttribute):
         add(model, attribute.name, f"{key} '{other_name}' is not a relation of '{target.uid}'")
         return

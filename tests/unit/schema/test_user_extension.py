@@ -175,3 +175,29 @@ def test_a_strapi_projects_extension_is_merged_from_its_src(models: Path, tmp_pa
     assert registry.content_types["api::review.review"].links["author"].table == (
         "reviews_author_links"
     )
+
+
+def test_a_mapped_by_naming_no_attribute_is_loaded_and_left_out(models: Path):
+    """FoodAdvisor's user ``articles`` is ``mappedBy: "author"`` where its article has no
+    ``author`` any more: Strapi 4.25 starts, and never populates, filters or answers it."""
+    document = _extension(models)
+    document["attributes"]["drafts"] = {
+        "type": "relation",
+        "relation": "oneToMany",
+        "target": "api::article.article",
+        "mappedBy": "writer",
+    }
+    _write_extension(models, document)
+    registry = load_registry(models)
+    user = registry.content_types[USER]
+    assert "drafts" not in user.attributes and "drafts" not in user.links
+    assert "articles" in user.attributes
+
+
+def test_an_inversed_by_naming_no_attribute_stays_an_error(models: Path):
+    """Strapi refuses to start on it (``inversedBy attribute … not found``)."""
+    review = json.loads((models / "review.json").read_text())
+    review["attributes"]["author"]["inversedBy"] = "critiques"
+    (models / "review.json").write_text(json.dumps(review))
+    errors = _errors(models)
+    assert any("inversedBy 'critiques' is not a relation" in e for e in errors), errors

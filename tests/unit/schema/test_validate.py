@@ -106,17 +106,19 @@ INVALID = [
         "non-empty 'components'",
     ),
     (
-        "mappedBy pointing nowhere",
+        # (a mappedBy naming no attribute at all is loaded and left out, as Strapi does:
+        # tests/unit/schema/test_user_extension.py)
+        "mappedBy pointing at a scalar",
         {
             "posts": {
                 "type": "relation",
                 "relation": "oneToMany",
                 "target": "api::post.post",
-                "mappedBy": "nothing",
+                "mappedBy": "title",
             }
         },
         "posts",
-        "mappedBy 'nothing' is not a relation",
+        "mappedBy 'title' is not a relation",
     ),
     (
         "inversedBy not pointing back",
