@@ -1,8 +1,9 @@
 """Read the models folder into a validated ``Registry``.
 
 The folder is in contentapi's layout or a Strapi project's (``schema/sources.py`` resolves
-which files are models). Any problem in any file raises ``ModelErrors`` listing all of them,
-each naming its file and attribute.
+which files are models); the users-permissions user extension found there is merged into the
+built-in user (``schema/extensions.py``). Any problem in any file raises ``ModelErrors`` listing
+all of them, each naming its file and attribute.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from contentapi.schema.builtin import builtin_types
 from contentapi.schema.custom_fields import CustomFields
+from contentapi.schema.extensions import read_user_extension
 from contentapi.schema.model import Component, ContentType
 from contentapi.schema.registry import Registry
 from contentapi.schema.sources import ModelSources, resolve_sources
@@ -89,7 +91,15 @@ def load_registry(
         if component is not None:
             components.append(component)
             broken[component.uid] = {p.attribute for p in problems if p.attribute}
-    content_types.extend(builtin_types())
+    builtin, problems = builtin_types(
+        read_user_extension(sources.user_extension, errors), custom_fields=fields
+    )
+    errors.extend(problems)
+    for content_type in builtin:
+        broken[content_type.uid] = {
+            p.attribute for p in problems if p.attribute and p.source == content_type.source
+        }
+    content_types.extend(builtin)
     errors.extend(check_references(content_types, components, broken))
     if errors:
         raise ModelErrors(errors)

@@ -69,7 +69,9 @@ def test_contentapis_own_layout_is_unchanged():
     assert (sources.layout, sources.root) == ("contentapi", OWN)
     assert {file.uid for file in sources.content_types} >= {"api::article.article"}
     assert all(file.path.parent == OWN for file in sources.content_types)
-    assert sources.user_extension_path == OWN / "extensions/users-permissions/user.json"
+    assert sources.user_extension_path == (
+        OWN / "extensions/users-permissions/content-types/user/schema.json"
+    )
 
 
 def test_the_user_extension_file_is_found_in_either_layout(tmp_path: Path):
@@ -79,10 +81,11 @@ def test_the_user_extension_file_is_found_in_either_layout(tmp_path: Path):
     extension.parent.mkdir(parents=True)
     extension.write_text("{}")
     assert resolve_sources(project).user_extension == extension
-    own = tmp_path / "own"
-    (own / "extensions/users-permissions").mkdir(parents=True)
-    (own / "extensions/users-permissions/user.json").write_text("{}")
-    assert resolve_sources(own).user_extension == own / "extensions/users-permissions/user.json"
+    own = tmp_path / "own"  # the same relative path: src/extensions is copied as it is
+    own_extension = own / "extensions/users-permissions/content-types/user/schema.json"
+    own_extension.parent.mkdir(parents=True)
+    own_extension.write_text("{}")
+    assert resolve_sources(own).user_extension == own_extension
 
 
 def _strapi_type(src: Path, api: str, folder: str, doc: dict) -> Path:
