@@ -89,6 +89,8 @@ def _load_models(settings: Settings, *, quiet: bool = False) -> Registry | None:
             highlight=False,
         )
         return None
+    for warning in registry.warnings:
+        err.print(f"[yellow]warning[/yellow] {warning}", highlight=False, soft_wrap=True)
     if not quiet:
         from contentapi.schema.sources import resolve_sources
 
@@ -97,9 +99,11 @@ def _load_models(settings: Settings, *, quiet: bool = False) -> Registry | None:
         layout = ""
         if sources.layout == "strapi":
             layout = f" (a Strapi project's layout: {sources.root})"
+        count = len(registry.warnings)
+        verdict = f"valid, {count} warning{'s' if count != 1 else ''}" if count else "all valid"
         err.print(
             f"{own} content types and {len(registry.components)} components "
-            f"in {settings.content_types_dir}{layout}: all valid",
+            f"in {settings.content_types_dir}{layout}: {verdict}",
             highlight=False,
         )
     return registry

@@ -116,6 +116,11 @@ class Settings(BaseSettings):
     #: database verifies them) or ``argon2`` (stronger; Strapi can no longer verify the users
     #: who register or sign in afterwards — it closes the way back to Strapi)
     password_hash: Literal["bcrypt", "argon2"] = "bcrypt"
+    #: users-permissions' ``register.allowedFields``: the user attributes a sign-up body may
+    #: set besides username, e-mail and password (comma-separated; empty: none); unset:
+    #: Strapi v4's default, every attribute that is not private nor the plugin's own
+    #: (``users/register_fields.py``)
+    register_allowed_fields: str | None = None
     auth_rate_limit_max: int = 10
     auth_rate_limit_window: str = "60s"
     cors_origins: str = "*"

@@ -1,17 +1,20 @@
 """Read the models folder into a validated ``Registry``.
 
 The folder is in contentapi's layout or a Strapi project's (``schema/sources.py`` resolves
-which files are models). Any problem in any file raises ``ModelErrors`` listing all of them,
-each naming its file and attribute.
+which files are models); the users-permissions user extension found there is merged into the
+built-in user (``schema/extensions.py``). Any problem in any file raises ``ModelErrors`` listing
+all of them, each naming its file and attribute.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from contentapi.schema.builtin import builtin_types
 from contentapi.schema.custom_fields import CustomFields
+from contentapi.schema.extensions import read_user_extension
 from contentapi.schema.model import Component, ContentType
 from contentapi.schema.registry import Registry
 from contentapi.schema.sources import ModelSources, resolve_sources
@@ -19,6 +22,7 @@ from contentapi.schema.validate import (
     ModelError,
     ModelErrors,
     check_references,
+    inverse_notes,
     parse_component,
     parse_content_type,
 )
@@ -87,8 +91,26 @@ def load_registry(
         if component is not None:
             components.append(component)
             broken[component.uid] = {p.attribute for p in problems if p.attribute}
-    content_types.extend(builtin_types())
+    builtin, problems = builtin_types(
+        read_user_extension(sources.user_extension, errors), custom_fields=fields
+    )
+    errors.extend(problems)
+    for content_type in builtin:
+        broken[content_type.uid] = {
+            p.attribute for p in problems if p.attribute and p.source == content_type.source
+        }
+    content_types.extend(builtin)
     errors.extend(check_references(content_types, components, broken))
     if errors:
         raise ModelErrors(errors)
-    return Registry.build(content_types, components)
+    warnings, unlinked = inverse_notes(content_types)
+    content_types = [_without(ct, unlinked.get(ct.uid, set())) for ct in content_types]
+    return Registry.build(content_types, components, warnings=warnings)
+
+
+def _without(content_type: ContentType, names: set[str]) -> ContentType:
+    """``content_type`` without the attributes ``names`` (relations that hold nothing)."""
+    if not names:
+        return content_type
+    kept = {name: a for name, a in content_type.attributes.items() if name not in names}
+    return replace(content_type, attributes=kept)

@@ -48,6 +48,7 @@ SCALAR_TYPES = frozenset(
         "boolean",
         "array",
         "json",
+        "blocks",
     }
 )
 

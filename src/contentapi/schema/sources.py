@@ -10,8 +10,8 @@ Two layouts are read, told apart by what the folder holds:
   or its ``src/`` when the folder is the project's root (``src/api`` or ``src/components``).
 
 ``ModelSources`` is what the loader reads; ``user_extension`` is where the users-permissions
-user model's extension file is in this layout (read by whoever merges it into the built-in
-user model).
+user model's extension file is — the same relative path in both layouts — merged into the
+built-in user by ``schema/extensions.py``.
 """
 
 from __future__ import annotations
@@ -36,8 +36,9 @@ Layout = Literal["contentapi", "strapi"]
 _KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 #: Strapi's users-permissions user extension, below ``<src>``
 STRAPI_USER_EXTENSION = Path("extensions/users-permissions/content-types/user/schema.json")
-#: the same in contentapi's own layout, below the models folder
-OWN_USER_EXTENSION = Path("extensions/users-permissions/user.json")
+#: the same in contentapi's own layout, below the models folder: the same relative path, so
+#: a project's ``src/extensions`` is copied as it is (``schema/extensions.py``)
+OWN_USER_EXTENSION = STRAPI_USER_EXTENSION
 
 
 @dataclass(frozen=True, slots=True)

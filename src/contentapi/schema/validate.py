@@ -33,6 +33,7 @@ __all__ = [
     "ModelError",
     "ModelErrors",
     "check_references",
+    "inverse_notes",
     "parse_component",
     "parse_content_type",
 ]
@@ -366,8 +367,8 @@ def _index_option(name: str, kind: str, spec: Mapping[str, Any], errors: _Collec
 
 def _default_fits(kind: str, value: Any, enum: tuple[str, ...]) -> bool:
     """A default must be a literal of the attribute's type (a callable is not a JSON value)."""
-    if value is None or kind in ("json", "array"):
-        return kind != "array" or value is None or isinstance(value, list)
+    if value is None or kind in ("json", "array", "blocks"):
+        return kind == "json" or value is None or isinstance(value, list)
     if kind == "enumeration":
         return value in enum
     if kind == "boolean":
@@ -628,6 +629,16 @@ def check_references(
     return errors
 
 
+#: Strapi 4.25 loads a local plugin (``src/plugins/<name>``) only when ``config/plugins.js``
+#: enables it, and registers the content types its server code exports — JavaScript that
+#: contentapi does not run, so their models are not read (docs/strapi-migration.md).
+_PLUGIN_TARGET_HINT = (
+    ": of the plugins' content types only the upload and users-permissions ones are known; "
+    "a local plugin's (src/plugins/<name>) are not read (docs/strapi-migration.md, "
+    '"A Strapi project\'s models")'
+)
+
+
 def _check_relation(
     model: ContentType | Component,
     attribute: RelationAttribute,
@@ -637,25 +648,47 @@ def _check_relation(
 ) -> None:
     target = types.get(attribute.target)
     if target is None:
-        hint = _close_match(attribute.target, types)
+        if attribute.target.startswith("plugin::"):  # a near miss among the plugins' only
+            known = [uid for uid in types if uid.startswith("plugin::")]
+            hint = _close_match(attribute.target, known) or _PLUGIN_TARGET_HINT
+        else:
+            hint = _close_match(attribute.target, types)
         add(model, attribute.name, f"relation target '{attribute.target}' does not exist{hint}")
         return
-    other_name = attribute.inversed_by or attribute.mapped_by
+    if attribute.mapped_by is not None:
+        # Strapi never reads `mappedBy`: the owner's `inversedBy` links this side (or, when no
+        # owner names it, nothing does). It loads either way; `inverse_notes` says what it did.
+        owners = _owners_of(model, attribute, target)
+        if len(owners) > 1:
+            names = ", ".join(f"'{o.name}'" for o in owners)
+            add(
+                model,
+                attribute.name,
+                f"several relations of '{target.uid}' ({names}) name it in inversedBy",
+            )
+        elif owners and INVERSE_KIND[owners[0].relation] != attribute.relation:
+            owner = owners[0]
+            add(
+                model,
+                attribute.name,
+                f"{attribute.relation} cannot pair with {owner.relation} "
+                f"'{target.uid}.{owner.name}' (expected {INVERSE_KIND[owner.relation]})",
+            )
+        return
+    other_name = attribute.inversed_by
     if other_name is None or other_name in broken.get(target.uid, set()):
         return
-    key = "inversedBy" if attribute.inversed_by else "mappedBy"
-    back_key = "mappedBy" if attribute.inversed_by else "inversedBy"
     other = target.attributes.get(other_name)
     if not isinstance(other, RelationAttribute):
-        add(model, attribute.name, f"{key} '{other_name}' is not a relation of '{target.uid}'")
+        add(model, attribute.name, f"inversedBy '{other_name}' is not a relation of '{target.uid}'")
         return
-    back = other.mapped_by if attribute.inversed_by else other.inversed_by
-    if other.target != model.uid or back != attribute.name:
+    if other.target != model.uid or other.mapped_by is None:
+        # (a `mappedBy` naming another attribute is the other side's note, as in Strapi)
         add(
             model,
             attribute.name,
-            f"{key} '{other_name}' does not point back: '{target.uid}.{other_name}' needs "
-            f"{back_key} '{attribute.name}' and target '{model.uid}'",
+            f"inversedBy '{other_name}' does not point back: '{target.uid}.{other_name}' needs "
+            f"mappedBy '{attribute.name}' and target '{model.uid}'",
         )
         return
     if INVERSE_KIND[attribute.relation] != other.relation:
@@ -665,6 +698,64 @@ def _check_relation(
             f"{attribute.relation} cannot pair with {other.relation} "
             f"'{target.uid}.{other_name}' (expected {INVERSE_KIND[attribute.relation]})",
         )
+
+
+def _owners_of(
+    model: ContentType | Component, attribute: RelationAttribute, target: ContentType
+) -> list[RelationAttribute]:
+    """The relations of ``target`` whose ``inversedBy`` names ``attribute`` of ``model``:
+    where Strapi stores a ``mappedBy`` side (its metadata never reads ``mappedBy`` itself)."""
+    return [
+        other
+        for other in target.attributes.values()
+        if isinstance(other, RelationAttribute)
+        and other.target == model.uid
+        and other.inversed_by == attribute.name
+    ]
+
+
+def inverse_notes(
+    content_types: Iterable[ContentType],
+) -> tuple[list[ModelError], dict[str, set[str]]]:
+    """Warnings for ``mappedBy`` sides (of models that passed ``check_references``) that
+    Strapi 4.25 loads silently, and the attributes that hold nothing.
+
+    - ``mappedBy`` names another attribute than the owner that names this one in its
+      ``inversedBy``: Strapi links through that owner, and so do we (a warning says what to
+      write).
+    - no owner names it: in Strapi the attribute holds nothing (populate leaves it out, a
+      write is ignored, a filter is a 500). It is left out of the model here (a warning says
+      so): unknown to populate (ignored), filters and sort (400), writes (ignored), GraphQL.
+
+    Returns the warnings and, per model uid, the attributes to leave out.
+    """
+    types = {ct.uid: ct for ct in content_types}
+    notes: list[ModelError] = []
+    unlinked: dict[str, set[str]] = {}
+    for model in types.values():
+        for attribute in model.attributes.values():
+            if not isinstance(attribute, RelationAttribute) or attribute.mapped_by is None:
+                continue
+            target = types.get(attribute.target)
+            if target is None:
+                continue
+            owners = _owners_of(model, attribute, target)
+            if len(owners) == 1 and owners[0].name != attribute.mapped_by:
+                message = (
+                    f"mappedBy '{attribute.mapped_by}' is not the relation that points back: "
+                    f"linked through '{target.uid}.{owners[0].name}' (inversedBy "
+                    f"'{attribute.name}'), as Strapi does; write mappedBy '{owners[0].name}'"
+                )
+                notes.append(ModelError(model.source, attribute.name, message))
+            elif not owners:
+                message = (
+                    f"mappedBy '{attribute.mapped_by}': no relation of '{target.uid}' names "
+                    f"'{attribute.name}' in its inversedBy, so it holds nothing (as in Strapi, "
+                    "which loads it silently); left out of the model"
+                )
+                notes.append(ModelError(model.source, attribute.name, message))
+                unlinked.setdefault(model.uid, set()).add(attribute.name)
+    return notes, unlinked
 
 
 def _component_cycle(

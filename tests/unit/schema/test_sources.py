@@ -69,7 +69,9 @@ def test_contentapis_own_layout_is_unchanged():
     assert (sources.layout, sources.root) == ("contentapi", OWN)
     assert {file.uid for file in sources.content_types} >= {"api::article.article"}
     assert all(file.path.parent == OWN for file in sources.content_types)
-    assert sources.user_extension_path == OWN / "extensions/users-permissions/user.json"
+    assert sources.user_extension_path == (
+        OWN / "extensions/users-permissions/content-types/user/schema.json"
+    )
 
 
 def test_the_user_extension_file_is_found_in_either_layout(tmp_path: Path):
@@ -79,10 +81,11 @@ def test_the_user_extension_file_is_found_in_either_layout(tmp_path: Path):
     extension.parent.mkdir(parents=True)
     extension.write_text("{}")
     assert resolve_sources(project).user_extension == extension
-    own = tmp_path / "own"
-    (own / "extensions/users-permissions").mkdir(parents=True)
-    (own / "extensions/users-permissions/user.json").write_text("{}")
-    assert resolve_sources(own).user_extension == own / "extensions/users-permissions/user.json"
+    own = tmp_path / "own"  # the same relative path: src/extensions is copied as it is
+    own_extension = own / "extensions/users-permissions/content-types/user/schema.json"
+    own_extension.parent.mkdir(parents=True)
+    own_extension.write_text("{}")
+    assert resolve_sources(own).user_extension == own_extension
 
 
 def _strapi_type(src: Path, api: str, folder: str, doc: dict) -> Path:
@@ -144,3 +147,28 @@ def test_an_api_without_content_types_and_other_files_are_ignored(tmp_path):
     (tmp_path / "index.js").write_text("module.exports = {};")
     registry = load_registry(tmp_path)
     assert "api::shop.product" in registry.content_types
+
+
+def test_a_local_plugins_content_types_are_not_read_and_a_relation_to_one_says_why(tmp_path):
+    # Strapi 4.25 loads src/plugins/<name> only when config/plugins.js enables it, and registers
+    # the content types its server code exports (the generator writes the schema.json files but
+    # not their registration): code contentapi does not run, so the files are not models.
+    plugin_type = tmp_path / "plugins/shop/server/content-types/product/schema.json"
+    plugin_type.parent.mkdir(parents=True)
+    plugin_type.write_text(json.dumps(_doc("product", "products")))
+    order = _doc("order", "orders")
+    order["attributes"]["product"] = {
+        "type": "relation",
+        "relation": "manyToOne",
+        "target": "plugin::shop.product",
+    }
+    path = _strapi_type(tmp_path, "shop", "order", order)
+    assert [file.uid for file in resolve_sources(tmp_path).content_types] == ["api::shop.order"]
+    with pytest.raises(ModelErrors) as caught:
+        load_registry(tmp_path)
+    assert [str(e) for e in caught.value.errors] == [
+        f"{path}: attribute 'product': relation target 'plugin::shop.product' does not exist: "
+        "of the plugins' content types only the upload and users-permissions ones are known; "
+        "a local plugin's (src/plugins/<name>) are not read (docs/strapi-migration.md, "
+        '"A Strapi project\'s models")'
+    ]
