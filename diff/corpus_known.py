@@ -21,43 +21,21 @@ class Reason:
     why: str
 
 
-_SINGLE_TYPE_LOCALIZATIONS = (
-    "gap: no POST /api/S/localizations for a single type (CONTRACT §4 lists the route for "
-    "collection types only), so the data set's localizations of single types cannot be written"
-)
-_SYNC_ON_PUT = (
-    "gap: contentapi copies non-localized attributes (the page's slug) to the other locales on "
-    "every PUT; Strapi 4.25's REST PUT copies nothing (syncNonLocalizedAttributes reads the "
-    "updated entry's localizations, which a REST update does not populate)"
-)
-
 KNOWN: tuple[Reason, ...] = (
-    Reason(
-        "*",
-        "status 404 vs strapi 200: Not Found",
-        r"^/api/(global|blog-page|restaurant-page)\?.*locale=(fr-FR|de)\b",
-        _SINGLE_TYPE_LOCALIZATIONS,
-    ),
-    Reason(
-        "foodadvisor",
-        "value data.attributes.slug",
-        r"^/api/(blog-page|restaurant-page)\?",
-        "gap, follows from the missing single-type localizations: creating them, Strapi copied "
-        "the new localization's non-localized slug onto the en entry",
-    ),
     Reason(
         "*",
         "status 404 vs strapi 200: Not Found",
         r"^/api/(pages|articles|restaurants)/\d+",
         "on purpose (docs/differences-from-strapi.md): GET /api/P/:id of a draft is 404 in live",
     ),
-    Reason("foodadvisor", "value data.attributes.slug", r"^/api/pages/\d+", _SYNC_ON_PUT),
-    Reason("*", "value data", r"^/api/pages\?", _SYNC_ON_PUT),
     Reason(
         "foodadvisor",
-        "value data.attributes.localizations.data.attributes.slug",
-        r"^/api/pages\?",
-        _SYNC_ON_PUT,
+        "value data.attributes.blocks.buttons.link",
+        r"^/api/(blog|restaurant)-page\?",
+        "gap (query/parse.py; seen once these single types' answers stopped differing earlier, "
+        "with their localizations): populate[blocks][populate]=*,buttons.link — contentapi's "
+        "populate paths stop at '*' (all of the zone's components, one level), Strapi also "
+        "populates buttons.link",
     ),
 )
 

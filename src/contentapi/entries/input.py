@@ -263,9 +263,7 @@ class _Parser:
         self.registry = registry
         self.locales = locales
         self.is_draft = is_draft
-        self.copied = (
-            copied  # attributes whose values come from elsewhere (a localization's source)
-        )
+        self.copied = copied  # attributes whose values, when the body has none, come from elsewhere
         self.errors: list[FieldError] = []
 
     def error(self, path: Path, message: str) -> None:
@@ -280,8 +278,8 @@ class _Parser:
         write = EntryWrite(model) if isinstance(model, ContentType) else ModelWrite(model)
         for name, attribute in model.attributes.items():
             at = (*path, name)
-            if not path and name in self.copied:
-                continue
+            if not path and name in self.copied and name not in data:
+                continue  # a localization's source gives it (the body's value wins)
             present = name in data
             if isinstance(attribute, ScalarAttribute):
                 self.scalar(write, attribute, data.get(name), at, present, creating)

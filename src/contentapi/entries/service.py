@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, bindparam, func, select
@@ -23,10 +23,11 @@ from contentapi.db.engine import Database
 from contentapi.db.tables import ContentTables
 from contentapi.entries.input import EntryWrite, ModelWrite, parse_entry_input
 from contentapi.entries.localization import (
+    copy_non_localized,
     group_ids,
     link_group,
     non_localized,
-    sync_non_localized,
+    shared_columns,
 )
 from contentapi.entries.messages import RequestError
 from contentapi.entries.nested import full_populate, ids_only
@@ -34,8 +35,9 @@ from contentapi.entries.totals import TotalsCache
 from contentapi.entries.turns import EntryTurns
 from contentapi.entries.writer import Writer
 from contentapi.errors import NotFoundError, ValidationError
-from contentapi.query.ast import ReadQuery
+from contentapi.query.ast import ReadQuery, RelationPopulate
 from contentapi.query.compile import Compiler
+from contentapi.query.parse import LOCALIZATIONS
 from contentapi.query.populate import Populator, select_columns
 from contentapi.schema.builtin import PERMISSION_UID, ROLE_UID, USER_UID
 from contentapi.schema.model import ContentType
@@ -277,8 +279,20 @@ class EntryService:
             return await self._read_back_existing(conn, content_type, entry_id, query)
 
     async def update(
-        self, uid: str, entry_id: int, data: Any, query: ReadQuery | None = None
+        self,
+        uid: str,
+        entry_id: int,
+        data: Any,
+        query: ReadQuery | None = None,
+        *,
+        sync_populated: bool = False,
     ) -> Entry:
+        """Update an entry; answered with ``query``'s fields and populate.
+
+        ``sync_populated`` (REST): the non-localized values the answer selects are copied to
+        the localizations it populates, as Strapi's ``syncNonLocalizedAttributes`` does with the
+        entry its REST update returns (``localization.py``); GraphQL's update copies nothing.
+        """
         content_type = self.content_type(uid)
         was_draft = False
         if content_type.draft_and_publish:
@@ -297,23 +311,57 @@ class EntryService:
             )
             if row is None:
                 raise NotFoundError()
-            if content_type.localized:
-                await sync_non_localized(conn, self.tables, content_type, entry_id, write.columns)
             # the answer: the row the UPDATE returned, populated once every write is done
             entry = dict(zip([name for _, name in columns], row, strict=True))
             await self.populator.run(
                 conn, content_type, [entry], query.populate, query.publication_state
             )
+            if sync_populated:
+                await self._sync_populated(conn, content_type, entry, query)
             return entry
 
-    async def create_localization(
-        self, uid: str, source_id: int, data: Any, query: ReadQuery | None = None
-    ) -> Entry:
-        """``POST /api/P/:id/localizations``: a draft in another locale, linked to the group.
+    async def _sync_populated(
+        self, conn: AsyncConnection, content_type: ContentType, entry: Entry, query: ReadQuery
+    ) -> None:
+        """Copy the answer's non-localized values to the localizations the request populates.
 
-        Checked in Strapi's order (i18n ``createCreateLocalizationHandler``): the entry exists
-        (404 ``Entity not found``), then ``locale is missing`` / ``is invalid`` / ``is already
-        used`` in its group (400 ``ApplicationError``), then the data as for a create.
+        Strapi's entity service reads its update's answer with ``fields`` and ``populate``
+        only, so the localizations it copies to are the populated ones drafts included,
+        whatever ``publicationState`` says; this answer honours it (docs/differences-from-
+        strapi.md), so in ``live`` the targets are read again in ``preview`` (ids only).
+        """
+        node = query.populate.get(LOCALIZATIONS) if content_type.localized else None
+        if not isinstance(node, RelationPopulate) or node.count:
+            return
+        populated = entry.get(LOCALIZATIONS)
+        if query.publication_state != "preview" or populated is None:
+            probe: Entry = {"id": entry["id"]}
+            ids_only_node = replace(node, fields=("id",), populate={})
+            await self.populator.run(
+                conn, content_type, [probe], {LOCALIZATIONS: ids_only_node}, "preview"
+            )
+            populated = probe.get(LOCALIZATIONS)
+        if not populated:
+            return
+        targets = [int(member["id"]) for member in populated]
+        columns = shared_columns(content_type, query.fields)
+        await copy_non_localized(
+            conn, self.tables, content_type, int(entry["id"]), targets, columns
+        )
+
+    async def create_localization(
+        self, uid: str, source_id: int | None, data: Any, query: ReadQuery | None = None
+    ) -> Entry:
+        """``POST /api/P/:id/localizations`` (``source_id`` ``None``: a single type's
+        ``POST /api/S/localizations``, from its first entry in any locale): a new entry in
+        another locale, linked to the group.
+
+        As Strapi's i18n ``createCreateLocalizationHandler``: checked in its order — the entry
+        exists (404 ``Entity not found``), then ``locale is missing`` / ``is invalid`` / ``is
+        already used`` in its group (400 ``ApplicationError``), then the data as an entity
+        service create (validated as published, stored as a draft unless ``publishedAt`` is
+        given). The source's non-localized scalars fill those the body lacks; once linked, the
+        new entry's are copied onto every member. The answer is read before that copy.
         """
         content_type = self.content_type(uid)
         if not content_type.localized:
@@ -322,15 +370,17 @@ class EntryService:
             raise ValidationError("The request body must be a JSON object")
         locale = data.get("locale")
         async with self.database.read() as conn:
+            source_id = await self._localization_source(conn, content_type, source_id)
             await self._check_new_locale(conn, content_type, source_id, locale)
         shared = non_localized(content_type)
         write = parse_entry_input(
             content_type,
-            {**data, "publishedAt": data.get("publishedAt")},
+            data,
             registry=self.registry,
             creating=True,
             locales=self.locales,
             copied=frozenset(attribute.name for attribute in shared),
+            publish=False,
         )
         await _hash_passwords(write, self.passwords)
         table = self.tables.entity(uid)
@@ -339,22 +389,33 @@ class EntryService:
                 raise NotFoundError(ENTITY_NOT_FOUND)
             # Again under the lock: a concurrent request may have taken the locale meanwhile.
             members = await self._check_new_locale(conn, content_type, source_id, locale)
-            if shared:
+            missing = [a for a in shared if a.name not in data]
+            if missing:
+                statement = select(*(table.c[a.column] for a in missing))
                 source = (
-                    (
-                        await conn.execute(
-                            select(*(table.c[a.column] for a in shared)).where(
-                                table.c.id == source_id
-                            )
-                        )
-                    )
-                    .mappings()
-                    .one()
+                    (await conn.execute(statement.where(table.c.id == source_id))).mappings().one()
                 )
-                write.columns.update({a.column: source[a.column] for a in shared})
+                write.columns.update({a.column: source[a.column] for a in missing})
             entry_id = await self.writer.insert_row(conn, content_type, write)
             await link_group(conn, self.tables, content_type, entry_id, members)
-            return await self._read_back_existing(conn, content_type, entry_id, query)
+            entry = await self._read_back_existing(conn, content_type, entry_id, query)
+            columns = [a.column for a in shared]
+            await copy_non_localized(conn, self.tables, content_type, entry_id, members, columns)
+            return entry
+
+    async def _localization_source(
+        self, conn: AsyncConnection, content_type: ContentType, source_id: int | None
+    ) -> int:
+        """The entry a localization is made from: the given one, or a single type's first
+        entry in any locale (Strapi takes the one its database returns first: the lowest id
+        here); 404 ``Entity not found`` when a single type has none."""
+        if source_id is not None:
+            return source_id
+        table = self.tables.entity(content_type.uid)
+        found = (await conn.execute(select(func.min(table.c.id)))).scalar()
+        if found is None:
+            raise NotFoundError(ENTITY_NOT_FOUND)
+        return int(found)
 
     async def _check_new_locale(
         self, conn: AsyncConnection, content_type: ContentType, source_id: int, locale: Any
@@ -388,9 +449,22 @@ class EntryService:
         return entry
 
     async def upsert_single(
-        self, uid: str, data: Any, locale: str | None = None, query: ReadQuery | None = None
+        self,
+        uid: str,
+        data: Any,
+        locale: str | None = None,
+        query: ReadQuery | None = None,
+        *,
+        rest: bool = False,
     ) -> Entry:
-        """``PUT /api/<single>``: update the single entry, creating it the first time."""
+        """``PUT /api/<single>``: update the single entry, creating it the first time.
+
+        ``rest``: as Strapi's core single-type service (``createOrUpdate``) — with no entry in
+        the locale but one in another, 400 ``singleType.alreadyExists`` (a localization is made
+        with ``POST /api/S/localizations``); the first entry takes the body's ``locale`` or the
+        default one, not the query's; an update copies non-localized values as ``update``
+        with ``sync_populated`` does. Otherwise (GraphQL) the entry is made in ``locale``.
+        """
         content_type = self.content_type(uid)
         table = self.tables.entity(uid)
         async with self._writing(uid) as conn:
@@ -404,7 +478,10 @@ class EntryService:
                 await conn.execute(select(*columns).where(where).order_by(table.c.id))
             ).first()
             payload = dict(data) if isinstance(data, Mapping) else data
-            if existing is None and content_type.localized and isinstance(payload, dict):
+            if existing is None and rest and content_type.localized:
+                if (await conn.execute(select(func.count()).select_from(table))).scalar():
+                    raise ValidationError("singleType.alreadyExists")
+            elif existing is None and content_type.localized and isinstance(payload, dict):
                 payload.setdefault("locale", locale)
             was_draft = (
                 existing is not None
@@ -417,10 +494,13 @@ class EntryService:
             await _hash_passwords(write, self.passwords)
             if existing is None:
                 entry_id = await self.writer.insert_row(conn, content_type, write)
-            else:
-                entry_id = int(existing.id)
-                await self.writer.update_row(conn, content_type, entry_id, write)
-            return await self._read_back_existing(conn, content_type, entry_id, query)
+                return await self._read_back_existing(conn, content_type, entry_id, query)
+            entry_id = int(existing.id)
+            await self.writer.update_row(conn, content_type, entry_id, write)
+            entry = await self._read_back_existing(conn, content_type, entry_id, query)
+            if rest:
+                await self._sync_populated(conn, content_type, entry, query or ReadQuery())
+            return entry
 
     async def delete_single(
         self, uid: str, locale: str | None = None, query: ReadQuery | None = None

@@ -252,9 +252,11 @@ class ContentTypeResolvers:
         ctx: GraphQLContext = info.context
         self._authorize(ctx, "createLocalization")
         selection = self._selection(info, "response")
-        wanted = entry_id(args.get("id"))
-        if wanted is None:
-            raise NotFoundError()
+        wanted: int | None = None  # a single type's: its entry, whatever the id says
+        if not self.content_type.is_single:
+            wanted = entry_id(args.get("id"))
+            if wanted is None:
+                raise NotFoundError()
         body = input_data(args.get("data"))
         if args.get("locale") is not None:
             body["locale"] = args["locale"]

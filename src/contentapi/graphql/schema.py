@@ -214,8 +214,8 @@ class _Builder:
     def _localization_mutations(self) -> dict[str, GraphQLField]:
         fields: dict[str, GraphQLField] = {}
         for content_type in self._api_types():
-            if not content_type.localized or content_type.is_single:
-                continue
+            if not content_type.localized:
+                continue  # single types too (their ``id`` is ignored, as Strapi ignores it)
             if not self.switches.of(content_type.uid).generates("createLocalization"):
                 continue
             resolvers = ContentTypeResolvers(content_type)

@@ -1,6 +1,6 @@
 """The routes ``rest/router.py`` generates for each content type, as OpenAPI path items:
 collection types (find, findOne, create, update, delete, and createLocalization where i18n is
-on) and single types (find, update, delete)."""
+on) and single types (find, update, delete, and createLocalization where i18n is on)."""
 
 from __future__ import annotations
 
@@ -77,36 +77,44 @@ def _collection(content_type: ContentType, models: ModelSchemas) -> dict[str, Sc
         },
     }
     if content_type.localized:
-        paths[f"/api/{plural}/{{id}}/localizations"] = {
-            "parameters": [path_id()],
-            "post": operation(
-                f"Create a localization of {name}",
-                f"{plural}.createLocalization",
-                tag,
-                ok=json_ok(
-                    {
-                        "type": "object",
-                        "required": ["id", "locale", "localizations"],
-                        "properties": {
-                            "id": {"type": "integer"},
-                            "locale": {"type": "string"},
-                            "localizations": {"type": "array", "items": {"type": "object"}},
-                        },
-                        "description": "the new entry, flat (no `{id, attributes}`), with "
-                        "the other entries of its group",
-                    }
-                ),
-                errors=(400, 404, 413),
-                parameters=entry,
-                body=json_body(models.ref(f"{uid}#localization")),
-                description=(
-                    "The body is the new locale's attributes, without a `data` envelope; "
-                    "non-localized attributes are copied from the group."
-                ),
-                permission=f"{uid}.createLocalization",
-            ),
-        }
+        item = _localization(content_type, models, f"{plural}.createLocalization")
+        paths[f"/api/{plural}/{{id}}/localizations"] = {"parameters": [path_id()], **item}
     return paths
+
+
+def _localization(content_type: ContentType, models: ModelSchemas, operation_id: str) -> Schema:
+    """``POST …/localizations``: the i18n plugin's route (``/api/P/:id/…`` or ``/api/S/…``)."""
+    uid, name = content_type.uid, content_type.display_name
+    source = "the single type's entry" if content_type.is_single else "the entry"
+    return {
+        "post": operation(
+            f"Create a localization of {name}",
+            operation_id,
+            name,
+            ok=json_ok(
+                {
+                    "type": "object",
+                    "required": ["id", "locale", "localizations"],
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "locale": {"type": "string"},
+                        "localizations": {"type": "array", "items": {"type": "object"}},
+                    },
+                    "description": "the new entry, flat (no `{id, attributes}`), with "
+                    "the other entries of its group",
+                }
+            ),
+            errors=(400, 404, 413),
+            parameters=entry_parameters(content_type, models.locales),
+            body=json_body(models.ref(f"{uid}#localization")),
+            description=(
+                f"Made from {source}. The body is the new locale's attributes, without a "
+                "`data` envelope; non-localized attributes it lacks come from that entry, "
+                "and the new entry's are then copied to its whole group."
+            ),
+            permission=f"{uid}.createLocalization",
+        ),
+    }
 
 
 def _single(content_type: ContentType, models: ModelSchemas) -> dict[str, Schema]:
@@ -114,7 +122,7 @@ def _single(content_type: ContentType, models: ModelSchemas) -> dict[str, Schema
     tag, name = content_type.display_name, content_type.display_name
     entry = entry_parameters(content_type, models.locales)
     single = json_ok(models.ref(f"{uid}#response"))
-    return {
+    paths: dict[str, Schema] = {
         f"/api/{singular}": {
             "get": operation(
                 f"Get the {name}",
@@ -148,6 +156,10 @@ def _single(content_type: ContentType, models: ModelSchemas) -> dict[str, Schema
             ),
         }
     }
+    if content_type.localized:
+        item = _localization(content_type, models, f"{singular}.createLocalization")
+        paths[f"/api/{singular}/localizations"] = item
+    return paths
 
 
 def content_type_paths(models: ModelSchemas) -> dict[str, Schema]:

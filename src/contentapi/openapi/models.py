@@ -362,7 +362,8 @@ class ModelSchemas:
         }
 
     def _localization(self, content_type: ContentType) -> Schema:
-        """``POST /api/P/:id/localizations``: the attributes without a ``data`` envelope."""
+        """``POST /api/P/:id/localizations`` and ``POST /api/S/localizations``: the attributes
+        without a ``data`` envelope."""
         body = self._data(content_type, creating=True)
         body["required"] = ["locale"]
         return body

@@ -104,7 +104,9 @@ class Resource:
         query = self._entry_query(runtime, request, actor)
         if action == "update":
             data = await read_data(request)
-            entry = await runtime.entries.update(self.uid, parsed_id, data, query)
+            entry = await runtime.entries.update(
+                self.uid, parsed_id, data, query, sync_populated=True
+            )
         elif action == "delete":
             entry = await runtime.entries.delete(self.uid, parsed_id, query)
         else:
@@ -116,9 +118,17 @@ class Resource:
 
     async def localizations(self, request: Request, entry_id: str) -> Response:
         """``POST /api/P/:id/localizations``: answered flat, as Strapi does, with the group."""
+        return await self._create_localization(request, entry_id)
+
+    async def single_localizations(self, request: Request) -> Response:
+        """``POST /api/S/localizations`` (a localized single type): made from the type's
+        entry, whatever its locale — Strapi's i18n route for single types."""
+        return await self._create_localization(request, None)
+
+    async def _create_localization(self, request: Request, entry_id: str | None) -> Response:
         runtime: Runtime = request.app.state.runtime
         actor = await require(request, self._action("createLocalization"))
-        parsed_id = parse_entry_id(entry_id)
+        parsed_id = None if entry_id is None else parse_entry_id(entry_id)
         query = self._entry_query(runtime, request, actor)
         # The whole group, drafts included (a new localization is itself a draft).
         query = replace(
@@ -141,7 +151,9 @@ class Resource:
         query = self._entry_query(runtime, request, actor)
         if action == "update":
             data = await read_data(request)
-            entry = await runtime.entries.upsert_single(self.uid, data, query.locale, query)
+            entry = await runtime.entries.upsert_single(
+                self.uid, data, query.locale, query, rest=True
+            )
         elif action == "delete":
             entry = await runtime.entries.delete_single(self.uid, query.locale, query)
         else:

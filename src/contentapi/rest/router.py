@@ -23,6 +23,12 @@ def build_content_router(registry: Registry) -> APIRouter:
                 methods=["GET", "PUT", "DELETE"],
                 include_in_schema=True,
             )
+            if content_type.localized:
+                router.add_api_route(
+                    f"/{content_type.singular_name}/localizations",
+                    resource.single_localizations,
+                    methods=["POST"],
+                )
             continue
         router.add_api_route(
             f"/{content_type.plural_name}", resource.collection, methods=["GET", "POST"]

@@ -62,7 +62,12 @@ async def test_json_null_copied_to_localizations_is_sql_null(app, client, admin)
         headers=admin,
     )
     assert french.status_code == 200, french.text
-    await client.put(f"/api/articles/{source}", json={"data": {"metadata": None}}, headers=admin)
+    # copied to the localizations the answer populates (drafts included: a PUT's answer)
+    await client.put(
+        f"/api/articles/{source}?populate=localizations",
+        json={"data": {"metadata": None}},
+        headers=admin,
+    )
     assert await _sql_null(app, french.json()["id"])
 
     german_source = await _create(client, "Unset", metadata=None)

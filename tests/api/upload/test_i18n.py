@@ -84,6 +84,9 @@ async def test_locales_are_the_tables_rows_and_the_configuration_only_seeds(
 
 
 async def test_localization_is_created_linked_and_shares_non_localized_fields(client, admin):
+    """As the reference Strapi 4.25 did: the source's non-localized values fill those the body
+    lacks, the body's win, and the new entry's are then copied onto the group (the answer's
+    ``localizations`` show the group as it was before that copy)."""
     source = (
         await client.post(
             "/api/articles",
@@ -99,17 +102,32 @@ async def test_localization_is_created_linked_and_shares_non_localized_fields(cl
     assert created.status_code == 200, created.text
     french = created.json()
     assert (french["locale"], french["title"], french["publishedAt"]) == ("fr", "Bonjour", None)
-    assert french["readingTime"] == 5 and french["featured"] is True  # copied from the source
-    assert [(loc["id"], loc["locale"]) for loc in french["localizations"]] == [(source["id"], "en")]
+    assert french["readingTime"] == 99  # the body's
+    assert french["featured"] is True  # the source's
+    assert [(loc["id"], loc["locale"], loc["readingTime"]) for loc in french["localizations"]] == [
+        (source["id"], "en", 5)
+    ]
+    english = (await client.get(f"/api/articles/{source['id']}", headers=admin)).json()["data"]
+    assert english["attributes"]["readingTime"] == 99  # the new entry's, copied
+    assert english["attributes"]["updatedAt"] > source["attributes"]["updatedAt"]
 
-    # A non-localized field updated on one member is updated on all of them.
+    # A plain PUT copies nothing; one whose answer populates localizations copies to them.
     await client.put(
         f"/api/articles/{french['id']}",
         json={"data": {"readingTime": 12, "title": "Salut"}},
         headers=admin,
     )
     english = (await client.get(f"/api/articles/{source['id']}", headers=admin)).json()["data"]
-    assert english["attributes"]["readingTime"] == 12
+    assert english["attributes"]["readingTime"] == 99
+    answer = await client.put(
+        f"/api/articles/{french['id']}?populate=localizations",
+        json={"data": {"readingTime": 13}},
+        headers=admin,
+    )
+    linked = answer.json()["data"]["attributes"]["localizations"]["data"]
+    assert [loc["attributes"]["readingTime"] for loc in linked] == [99]  # read before the copy
+    english = (await client.get(f"/api/articles/{source['id']}", headers=admin)).json()["data"]
+    assert english["attributes"]["readingTime"] == 13
     assert english["attributes"]["title"] == "Hello"  # localized: untouched
 
     # Reads by locale.
