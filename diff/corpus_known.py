@@ -28,15 +28,6 @@ KNOWN: tuple[Reason, ...] = (
         r"^/api/(pages|articles|restaurants)/\d+",
         "on purpose (docs/differences-from-strapi.md): GET /api/P/:id of a draft is 404 in live",
     ),
-    Reason(
-        "foodadvisor",
-        "value data.attributes.blocks.buttons.link",
-        r"^/api/(blog|restaurant)-page\?",
-        "gap (query/parse.py; seen once these single types' answers stopped differing earlier, "
-        "with their localizations): populate[blocks][populate]=*,buttons.link — contentapi's "
-        "populate paths stop at '*' (all of the zone's components, one level), Strapi also "
-        "populates buttons.link",
-    ),
 )
 
 

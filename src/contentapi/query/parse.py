@@ -644,11 +644,17 @@ class QueryParser:
         return DynamicZonePopulate()
 
     def _populate_paths(self, model: Model, paths: list[str]) -> Populate:
-        """Array and dotted forms: ``["seo", "seo.shareImage", "author.profile"]``."""
+        """Array and dotted forms: ``["seo", "seo.shareImage", "author.profile"]``.
+
+        A ``*`` among other paths is ignored, as Strapi 4.25's query layer skips it (no such
+        attribute): ``populate=*,author`` populates ``author`` only, and FoodAdvisor's
+        ``populate[blocks][populate]=*,buttons.link`` only ``buttons.link`` (checked on the
+        reference). ``*`` alone is ``populate()``'s ``_populate_all``.
+        """
         tree: dict[str, Any] = {}
         for path in paths:
             if path == "*":
-                return self._populate_all(model)
+                continue
             node = tree
             for step in path.split("."):
                 node = node.setdefault(step, {})

@@ -154,3 +154,28 @@ def test_page_beside_a_zones_on_is_not_read(registry):
 def test_a_malformed_populate_is_still_refused(registry):
     with pytest.raises(ValidationError):
         populate(registry, "populate[0][seo]=true")
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        # Strapi 4.25 populates only the other paths: its query layer skips `*` as an
+        # attribute it lacks (checked on the reference: `populate=*,author` answers `author`
+        # alone, `populate=*,` nothing)
+        ("populate=*,seo", {"seo": ComponentPopulate()}),
+        ("populate=seo,*", {"seo": ComponentPopulate()}),
+        ("populate=*,", {}),
+    ],
+)
+def test_a_star_among_other_paths_is_ignored(registry, query, expected):
+    assert populate(registry, query) == expected
+
+
+def test_a_star_among_a_zones_paths_is_ignored(registry):
+    # FoodAdvisor's populate[blocks][populate]=*,buttons.link: the dotted path alone applies
+    zone = populate(registry, "populate[blocks][populate]=*,author.profile")["blocks"]
+    assert zone.on is not None
+    assert zone.on["blocks.quote"] == ComponentPopulate(
+        populate={"author": RelationPopulate(populate={"profile": RelationPopulate()})}
+    )
+    assert zone.on["blocks.media"] == ComponentPopulate()
