@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from contentapi.db.jsonb import json_text
 from contentapi.errors import PaginationError, ValidationError
 from contentapi.query.ast import (
     And,
@@ -37,7 +38,8 @@ from contentapi.query.ast import (
 )
 from contentapi.query.coerce import InvalidFilterValue, coerce_filter_value, loose_boolean
 from contentapi.query.fields import invalid_parameter, scalar_field
-from contentapi.query.operators import LOGICAL, OPERATORS, STRING_KINDS
+from contentapi.query.jsonb import JSON_KINDS, JSON_OPERATORS, JSON_TEXT_OPERATORS
+from contentapi.query.operators import LOGICAL, OPERATORS, STRING_KINDS, Operator
 from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import (
     ComponentAttribute,
@@ -79,6 +81,39 @@ def _as_list(value: Any) -> list[Any]:
 def _indexed(value: Mapping[str, Any]) -> bool:
     """A dict qs made from an array whose indexes passed its limit (``{"101": …}``)."""
     return bool(value) and all(key.isdigit() for key in value)
+
+
+def _json_operand(spec: Operator, value: Any, at: str) -> Any:
+    """The value of a filter on a JSON attribute (``query/jsonb.py`` says what each operator
+    compares). ``$contains``, ``$startsWith`` and their case-sensitive kin answer 500 on the
+    reference (``jsonb LIKE``): a 400 here."""
+    operator = spec.name
+    if spec.shape == "boolean":
+        return loose_boolean(value)
+    if operator not in JSON_OPERATORS and operator not in JSON_TEXT_OPERATORS:
+        raise ValidationError(f"Operator {operator} does not apply to json at {at}")
+
+    def scalar(item: Any) -> Any:
+        if isinstance(item, Mapping | list):
+            raise ValidationError(f"Invalid value for {at}")
+        if item is None:
+            return None
+        text = item if isinstance(item, str) else json_text(item)
+        if "\x00" in text:  # neither jsonb nor PostgreSQL text can hold it (Strapi: 500)
+            raise ValidationError(f"Invalid value for {at}: NUL characters are not allowed")
+        return text if operator in JSON_TEXT_OPERATORS else item
+
+    if spec.shape == "list":
+        return [scalar(item) for item in _as_list(value)]
+    if spec.shape == "pair":
+        pair = _as_list(value)
+        if len(pair) != 2 or None in pair:
+            raise ValidationError(f"{at} takes an array of two values")
+        return [scalar(item) for item in pair]
+    coerced = scalar(value)
+    if coerced is None and operator not in ("$eq", "$ne", "$eqi"):
+        raise ValidationError(f"{at} needs a value")
+    return coerced
 
 
 def _integer(value: Any, name: str) -> int:
@@ -485,6 +520,8 @@ class QueryParser:
                 )
             )
         at = f"{where}.{operator}"
+        if kind in JSON_KINDS:
+            return Comparison(column, kind, operator, _json_operand(spec, value, at), False)
         as_text = False
         if spec.strings_only and kind not in STRING_KINDS:
             if kind not in NUMBER_KINDS:
@@ -567,7 +604,7 @@ class QueryParser:
         field = scalar_field(current, path[-1])
         if field is None:
             raise invalid_parameter(path[-1])
-        if field.kind in ("json", "array"):
+        if field.kind == "array":
             raise ValidationError(f"Cannot sort on {field.kind} attribute {path[-1]}")
         return SortKey(path[:-1], field.column, field.kind, lowered == "desc")
 
