@@ -116,6 +116,12 @@ def _json_operand(spec: Operator, value: Any, at: str) -> Any:
     return coerced
 
 
+def _given(spec: Mapping[str, Any], key: str) -> bool:
+    """Whether a populate option is set: Strapi skips one that is null (qs's
+    ``populate[x][limit]`` without ``=``) or empty (``populate[x][sort]=``)."""
+    return spec.get(key) not in (None, "")
+
+
 def _integer(value: Any, name: str) -> int:
     """A pagination integer as JavaScript's ``Number()`` reads it (``2.0`` and ``1e1`` are
     integers); anything else is a 400 (Strapi answers 500)."""
@@ -772,9 +778,23 @@ class QueryParser:
                 )
             return DynamicZonePopulate(on=on)
         for key in ("filters", "sort"):
-            if key in spec:  # Strapi 4.25 answers 500 for them outside `on`
+            if _given(spec, key):  # Strapi 4.25 answers 500 for them outside `on`
                 raise ValidationError(f"Invalid key {key}")
-        return self._zone_shared(attribute, spec.get("populate"), nested_as_paths=nested_as_paths)
+        zone = self._zone_shared(attribute, spec.get("populate"), nested_as_paths=nested_as_paths)
+        if not _given(spec, "fields"):
+            return zone
+        # Strapi hands `fields` to every component type's query: `fields[0]=id` keeps only the
+        # ids, a name one of the zone's components lacks fails there (500), a 400 here.
+        shared = zone.on or {}
+        return DynamicZonePopulate(
+            on={
+                uid: ComponentPopulate(
+                    self.fields(self.registry.components[uid], spec["fields"]),
+                    shared[uid].populate if uid in shared else {},
+                )
+                for uid in attribute.components
+            }
+        )
 
     def _populate_filters(self, model: Model, spec: Mapping[str, Any]) -> Filter | None:
         if "filters" not in spec:
@@ -820,14 +840,15 @@ class QueryParser:
     ) -> RelationPopulate:
         limit: int | None = None
         offset = 0
-        if "limit" in spec or "start" in spec:  # what Strapi applies inside a populate
-            pagination = self.pagination({k: spec[k] for k in ("limit", "start") if k in spec})
+        pages = {k: spec[k] for k in ("limit", "start") if _given(spec, k)}
+        if pages:  # what Strapi applies inside a populate
+            pagination = self.pagination(pages)
             limit, offset = pagination.limit, pagination.offset
         count = "count" in spec and loose_boolean(spec["count"])
         return RelationPopulate(
-            fields=self.fields(target, spec["fields"]) if "fields" in spec else None,
+            fields=self.fields(target, spec["fields"]) if _given(spec, "fields") else None,
             filters=self._populate_filters(target, spec),
-            sort=self.sort(target, spec["sort"]) if "sort" in spec else (),
+            sort=self.sort(target, spec["sort"]) if _given(spec, "sort") else (),
             populate=self._children(target, spec.get("populate"), nested_as_paths),
             limit=limit,
             offset=offset,
