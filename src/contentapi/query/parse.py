@@ -116,6 +116,11 @@ def _json_operand(spec: Operator, value: Any, at: str) -> Any:
     return coerced
 
 
+#: number kinds whose blank filter value Strapi reads as JavaScript's ``Number("")``, 0: the
+#: reference answers `filters[rating]=` and `filters[rating][$in][0]=%20` with the ratings 0
+_BLANK_IS_ZERO = frozenset({"integer", "float", "decimal"})
+
+
 def _given(spec: Mapping[str, Any], key: str) -> bool:
     """Whether a populate option is set: Strapi skips one that is null (qs's
     ``populate[x][limit]`` without ``=``) or empty (``populate[x][sort]=``)."""
@@ -535,17 +540,25 @@ class QueryParser:
             as_text, kind = True, "string"  # `readingTime[$containsi]=1` matches the digits
         if kind in ("json", "array") and spec.shape != "boolean":
             raise ValidationError(f"Only $null and $notNull apply to {kind} at {where}")
+
+        def coerce(item: Any) -> Any:
+            # Strapi: 500 for a blank id (and biginteger): a 400 here
+            blank = isinstance(item, str) and not item.strip()
+            if blank and kind in _BLANK_IS_ZERO and column != "id":
+                return 0
+            return coerce_filter_value(kind, item, at)
+
         if spec.shape == "boolean":
             coerced: Any = loose_boolean(value)
         elif spec.shape == "list":
-            coerced = [coerce_filter_value(kind, item, at) for item in _as_list(value)]
+            coerced = [coerce(item) for item in _as_list(value)]
         elif spec.shape == "pair":
             pair = _as_list(value)
             if len(pair) != 2:
                 raise ValidationError(f"{at} takes an array of two values")
-            coerced = [coerce_filter_value(kind, item, at) for item in pair]
+            coerced = [coerce(item) for item in pair]
         else:
-            coerced = coerce_filter_value(kind, value, at)
+            coerced = coerce(value)
             if coerced is None and operator not in ("$eq", "$ne", "$eqi"):
                 raise ValidationError(f"{at} needs a value")
         return Comparison(column, kind, operator, coerced, as_text)
