@@ -40,6 +40,13 @@ async def seed_metadata(handle: AppHandle) -> None:
         await handle.runtime.entries.create(
             "api::article.article", {"title": f"jt-{index}", "metadata": value}
         )
+    # for a sort through a to-many relation: "text" and [1, 2]; an object
+    await handle.runtime.entries.create(
+        "api::category.category", {"name": "A", "slug": "a", "articles": [1, 2]}
+    )
+    await handle.runtime.entries.create(
+        "api::category.category", {"name": "B", "slug": "b", "articles": [3]}
+    )
 
 
 @pytest.fixture(scope="module")
@@ -137,3 +144,14 @@ async def test_json_filters_strapi_answers_with_a_500_are_a_400(json_app, query)
     status, body = await _get(json_app, query)
     assert status == 400, body
     assert body["error"]["name"] == "ValidationError"
+
+
+async def test_json_sort_through_a_to_many_relation(json_app):
+    """Each category once, by its articles' smallest ``metadata`` ascending (a string before
+    an object) and largest descending (an object above an array), on both databases."""
+    for sort, expected in (("articles.metadata:asc", [1, 2]), ("articles.metadata:desc", [2, 1])):
+        response = await json_app.client.get(
+            f"/api/categories?sort={sort}", headers={"Authorization": "Bearer test-admin-token"}
+        )
+        assert response.status_code == 200, response.text
+        assert [entry["id"] for entry in response.json()["data"]] == expected
