@@ -121,6 +121,19 @@ def _json_operand(spec: Operator, value: Any, at: str) -> Any:
 _BLANK_IS_ZERO = frozenset({"integer", "float", "decimal"})
 
 
+def _object_operand(operator: str, value: Any) -> bool:
+    """An operator given an object of non-operator keys (``[title][$eq][a]=1``, GraphQL's
+    ``metadata: {eq: {a: 1}}``): Strapi's sanitizer removes it, and the reference answers as
+    if the condition were not there (inside an ``$or`` too)."""
+    return (
+        operator not in LOGICAL
+        and isinstance(value, Mapping)
+        and bool(value)
+        and not _indexed(value)
+        and not any(str(key).startswith("$") for key in value)
+    )
+
+
 def _given(spec: Mapping[str, Any], key: str) -> bool:
     """Whether a populate option is set: Strapi skips one that is null (qs's
     ``populate[x][limit]`` without ``=``) or empty (``populate[x][sort]=``)."""
@@ -477,6 +490,7 @@ class QueryParser:
             raise invalid_parameter(name)
         if not isinstance(node, Mapping):
             return self._comparison(field.column, field.kind, "$eq", node, where)
+        node = {op: value for op, value in node.items() if not _object_operand(op, value)}
         conditions: list[Filter] = []
         for operator, value in node.items():
             if operator in LOGICAL:

@@ -48,6 +48,8 @@ async def _ids(app, filters: dict, sort: list[str] | None = None) -> list[int]:
         ({"eqi": 3}, [6]),
         ({"containsi": 2.5}, [3, 12]),
         ({"containsi": "te"}, [1, 14]),
+        # an object operand is left out, as Strapi's sanitizer removes it
+        ({"eq": {"float": 3}, "ne": "text"}, [2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]),
     ],
 )
 async def test_json_filters_match_the_reference(json_app, condition, expected):
