@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 
 from contentapi.db.counter import StatementCounter
 from contentapi.db.driver import KeptStatements
+from contentapi.db.jsonb import SQLITE_JSONB_KEY, SQLITE_JSONB_OUT, jsonb_key, jsonb_out
 from contentapi.db.outage import is_unavailable
 from contentapi.errors import ServiceUnavailableError
 
@@ -158,6 +159,9 @@ class Database:
             cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
             cursor.close()
             dbapi_connection.create_function(SQLITE_LOWER, 1, pg_lower, deterministic=True)
+            # PostgreSQL's jsonb order and text for JSON filters and sorts (db/jsonb.py)
+            dbapi_connection.create_function(SQLITE_JSONB_KEY, 1, jsonb_key, deterministic=True)
+            dbapi_connection.create_function(SQLITE_JSONB_OUT, 1, jsonb_out, deterministic=True)
 
         @event.listens_for(sync_engine, "begin")
         def _sqlite_begin(conn: Any) -> None:

@@ -42,6 +42,7 @@ from sqlalchemy import (
     select,
     true,
 )
+from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.base import ReadOnlyColumnCollection
 from sqlalchemy.sql.elements import UnaryExpression
@@ -49,6 +50,7 @@ from sqlalchemy.sql.visitors import InternalTraversal
 
 from contentapi.db.tables import ContentTables
 from contentapi.query.ast import And, Comparison, Filter, Not, Or, SortKey, Through
+from contentapi.query.jsonb import JSON_KINDS, json_condition, json_sortable
 from contentapi.query.operators import OPERATORS, STRING_KINDS
 from contentapi.schema.model import (
     ComponentAttribute,
@@ -122,6 +124,8 @@ class Compiler:
         if isinstance(node, Comparison):
             operator = OPERATORS[node.operator]
             column: Any = columns[node.column]
+            if node.kind in JSON_KINDS:
+                return json_condition(column, node.operator, node.value, self.dialect)
             if node.as_text:
                 column = cast(column, String)
             return operator.build(column, node.value, self.dialect)
@@ -242,7 +246,11 @@ class Compiler:
         for joined, on in joins[1:]:
             from_clause = from_clause.join(joined, on)
         column = self._sortable(target_table.c[key.column], key.kind)
-        if key.kind == "boolean" and self.dialect == "postgresql":
+        if key.kind in JSON_KINDS and self.dialect == "postgresql":
+            # PostgreSQL has no min/max(jsonb): the first value in jsonb's order
+            ordered = column.desc().nulls_last() if key.descending else column.asc().nulls_last()
+            aggregate = func.array_agg(aggregate_order_by(column, ordered))[1]
+        elif key.kind == "boolean" and self.dialect == "postgresql":
             # PostgreSQL has no min/max(boolean): `bool_and` is the minimum (false < true) and
             # `bool_or` the maximum (`sort=featured.featured` on categories).
             aggregate = func.bool_or(column) if key.descending else func.bool_and(column)
@@ -255,6 +263,8 @@ class Compiler:
         minimum of related values is the byte-wise one too)."""
         if kind in STRING_KINDS and self.dialect == "postgresql":
             return column.collate("C")
+        if kind in JSON_KINDS:
+            return json_sortable(column, self.dialect)
         return column
 
 

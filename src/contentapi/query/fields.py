@@ -16,7 +16,7 @@ __all__ = ["ScalarField", "invalid_parameter", "readable_names", "scalar_field"]
 
 
 #: Types queried as another: Strapi's query validators and database treat a blocks attribute
-#: as JSON (a ``jsonb`` column; ``$null``/``$notNull``, no sort — see ``query/parse.py``).
+#: as JSON (a ``jsonb`` column, filtered and sorted as ``query/jsonb.py`` says).
 _QUERY_KINDS = {"blocks": "json"}
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from contentapi.db.jsonb import json_text
 from contentapi.errors import PaginationError, ValidationError
 from contentapi.query.ast import (
     And,
@@ -37,7 +38,8 @@ from contentapi.query.ast import (
 )
 from contentapi.query.coerce import InvalidFilterValue, coerce_filter_value, loose_boolean
 from contentapi.query.fields import invalid_parameter, scalar_field
-from contentapi.query.operators import LOGICAL, OPERATORS, STRING_KINDS
+from contentapi.query.jsonb import JSON_KINDS, JSON_OPERATORS, JSON_TEXT_OPERATORS
+from contentapi.query.operators import LOGICAL, OPERATORS, STRING_KINDS, Operator
 from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import (
     ComponentAttribute,
@@ -79,6 +81,63 @@ def _as_list(value: Any) -> list[Any]:
 def _indexed(value: Mapping[str, Any]) -> bool:
     """A dict qs made from an array whose indexes passed its limit (``{"101": …}``)."""
     return bool(value) and all(key.isdigit() for key in value)
+
+
+def _json_operand(spec: Operator, value: Any, at: str) -> Any:
+    """The value of a filter on a JSON attribute (``query/jsonb.py`` says what each operator
+    compares). ``$contains``, ``$startsWith`` and their case-sensitive kin answer 500 on the
+    reference (``jsonb LIKE``): a 400 here."""
+    operator = spec.name
+    if spec.shape == "boolean":
+        return loose_boolean(value)
+    if operator not in JSON_OPERATORS and operator not in JSON_TEXT_OPERATORS:
+        raise ValidationError(f"Operator {operator} does not apply to json at {at}")
+
+    def scalar(item: Any) -> Any:
+        if isinstance(item, Mapping | list):
+            raise ValidationError(f"Invalid value for {at}")
+        if item is None:
+            return None
+        text = item if isinstance(item, str) else json_text(item)
+        if "\x00" in text:  # neither jsonb nor PostgreSQL text can hold it (Strapi: 500)
+            raise ValidationError(f"Invalid value for {at}: NUL characters are not allowed")
+        return text if operator in JSON_TEXT_OPERATORS else item
+
+    if spec.shape == "list":
+        return [scalar(item) for item in _as_list(value)]
+    if spec.shape == "pair":
+        pair = _as_list(value)
+        if len(pair) != 2 or None in pair:
+            raise ValidationError(f"{at} takes an array of two values")
+        return [scalar(item) for item in pair]
+    coerced = scalar(value)
+    if coerced is None and operator not in ("$eq", "$ne", "$eqi"):
+        raise ValidationError(f"{at} needs a value")
+    return coerced
+
+
+#: number kinds whose blank filter value Strapi reads as JavaScript's ``Number("")``, 0: the
+#: reference answers `filters[rating]=` and `filters[rating][$in][0]=%20` with the ratings 0
+_BLANK_IS_ZERO = frozenset({"integer", "float", "decimal"})
+
+
+def _object_operand(operator: str, value: Any) -> bool:
+    """An operator given an object of non-operator keys (``[title][$eq][a]=1``, GraphQL's
+    ``metadata: {eq: {a: 1}}``): Strapi's sanitizer removes it, and the reference answers as
+    if the condition were not there (inside an ``$or`` too)."""
+    return (
+        operator not in LOGICAL
+        and isinstance(value, Mapping)
+        and bool(value)
+        and not _indexed(value)
+        and not any(str(key).startswith("$") for key in value)
+    )
+
+
+def _given(spec: Mapping[str, Any], key: str) -> bool:
+    """Whether a populate option is set: Strapi skips one that is null (qs's
+    ``populate[x][limit]`` without ``=``) or empty (``populate[x][sort]=``)."""
+    return spec.get(key) not in (None, "")
 
 
 def _integer(value: Any, name: str) -> int:
@@ -431,6 +490,7 @@ class QueryParser:
             raise invalid_parameter(name)
         if not isinstance(node, Mapping):
             return self._comparison(field.column, field.kind, "$eq", node, where)
+        node = {op: value for op, value in node.items() if not _object_operand(op, value)}
         conditions: list[Filter] = []
         for operator, value in node.items():
             if operator in LOGICAL:
@@ -485,6 +545,8 @@ class QueryParser:
                 )
             )
         at = f"{where}.{operator}"
+        if kind in JSON_KINDS:
+            return Comparison(column, kind, operator, _json_operand(spec, value, at), False)
         as_text = False
         if spec.strings_only and kind not in STRING_KINDS:
             if kind not in NUMBER_KINDS:
@@ -492,17 +554,25 @@ class QueryParser:
             as_text, kind = True, "string"  # `readingTime[$containsi]=1` matches the digits
         if kind in ("json", "array") and spec.shape != "boolean":
             raise ValidationError(f"Only $null and $notNull apply to {kind} at {where}")
+
+        def coerce(item: Any) -> Any:
+            # Strapi: 500 for a blank id (and biginteger): a 400 here
+            blank = isinstance(item, str) and not item.strip()
+            if blank and kind in _BLANK_IS_ZERO and column != "id":
+                return 0
+            return coerce_filter_value(kind, item, at)
+
         if spec.shape == "boolean":
             coerced: Any = loose_boolean(value)
         elif spec.shape == "list":
-            coerced = [coerce_filter_value(kind, item, at) for item in _as_list(value)]
+            coerced = [coerce(item) for item in _as_list(value)]
         elif spec.shape == "pair":
             pair = _as_list(value)
             if len(pair) != 2:
                 raise ValidationError(f"{at} takes an array of two values")
-            coerced = [coerce_filter_value(kind, item, at) for item in pair]
+            coerced = [coerce(item) for item in pair]
         else:
-            coerced = coerce_filter_value(kind, value, at)
+            coerced = coerce(value)
             if coerced is None and operator not in ("$eq", "$ne", "$eqi"):
                 raise ValidationError(f"{at} needs a value")
         return Comparison(column, kind, operator, coerced, as_text)
@@ -567,7 +637,7 @@ class QueryParser:
         field = scalar_field(current, path[-1])
         if field is None:
             raise invalid_parameter(path[-1])
-        if field.kind in ("json", "array"):
+        if field.kind == "array":
             raise ValidationError(f"Cannot sort on {field.kind} attribute {path[-1]}")
         return SortKey(path[:-1], field.column, field.kind, lowered == "desc")
 
@@ -741,9 +811,23 @@ class QueryParser:
                 )
             return DynamicZonePopulate(on=on)
         for key in ("filters", "sort"):
-            if key in spec:  # Strapi 4.25 answers 500 for them outside `on`
+            if _given(spec, key):  # Strapi 4.25 answers 500 for them outside `on`
                 raise ValidationError(f"Invalid key {key}")
-        return self._zone_shared(attribute, spec.get("populate"), nested_as_paths=nested_as_paths)
+        zone = self._zone_shared(attribute, spec.get("populate"), nested_as_paths=nested_as_paths)
+        if not _given(spec, "fields"):
+            return zone
+        # Strapi hands `fields` to every component type's query: `fields[0]=id` keeps only the
+        # ids, a name one of the zone's components lacks fails there (500), a 400 here.
+        shared = zone.on or {}
+        return DynamicZonePopulate(
+            on={
+                uid: ComponentPopulate(
+                    self.fields(self.registry.components[uid], spec["fields"]),
+                    shared[uid].populate if uid in shared else {},
+                )
+                for uid in attribute.components
+            }
+        )
 
     def _populate_filters(self, model: Model, spec: Mapping[str, Any]) -> Filter | None:
         if "filters" not in spec:
@@ -789,14 +873,15 @@ class QueryParser:
     ) -> RelationPopulate:
         limit: int | None = None
         offset = 0
-        if "limit" in spec or "start" in spec:  # what Strapi applies inside a populate
-            pagination = self.pagination({k: spec[k] for k in ("limit", "start") if k in spec})
+        pages = {k: spec[k] for k in ("limit", "start") if _given(spec, k)}
+        if pages:  # what Strapi applies inside a populate
+            pagination = self.pagination(pages)
             limit, offset = pagination.limit, pagination.offset
         count = "count" in spec and loose_boolean(spec["count"])
         return RelationPopulate(
-            fields=self.fields(target, spec["fields"]) if "fields" in spec else None,
+            fields=self.fields(target, spec["fields"]) if _given(spec, "fields") else None,
             filters=self._populate_filters(target, spec),
-            sort=self.sort(target, spec["sort"]) if "sort" in spec else (),
+            sort=self.sort(target, spec["sort"]) if _given(spec, "sort") else (),
             populate=self._children(target, spec.get("populate"), nested_as_paths),
             limit=limit,
             offset=offset,

@@ -76,8 +76,27 @@ async def test_invalid_blocks_in_a_mutation_are_a_bad_user_input(blog):
     ]
 
 
-async def test_blocks_filters_other_than_null_are_a_bad_user_input(blog):
-    body = await gql(blog.client, '{ posts(filters: {body: {eq: "x"}}) { data { id } } }')
+async def test_blocks_filters_and_sort_are_jsons(blog):
+    """Blocks are queried as JSON (``query/jsonb.py``): ``eq`` compares with a JSON string,
+    ``containsi`` reads jsonb's text, a sort orders by jsonb; ``contains`` (a 500 on the
+    reference's PostgreSQL) is a BAD_USER_INPUT."""
+    await gql(blog.client, CREATE, {"d": {"title": "h", "body": HEADING}})
+    await gql(blog.client, CREATE, {"d": {"title": "none"}})
+    query = (
+        "query($f: PostFiltersInput, $s: [String]) { posts(filters: $f, sort: $s) { data { id } } }"
+    )
+
+    async def ids(filters: dict, sort: list[str] | None = None) -> list[str]:
+        body = await gql(blog.client, query, {"f": filters, "s": sort or ["id"]})
+        assert "errors" not in body, body
+        return [entry["id"] for entry in body["data"]["posts"]["data"]]
+
+    assert await ids({"body": {"eq": "x"}}) == []
+    assert await ids({"body": {"containsi": '"TYPE": "HEADING"'}}) == ["1"]
+    assert await ids({"body": {"nei": "x"}}) == ["1"]
+    assert await ids({"body": {"gt": "x"}}) == ["1"]  # an array is above every string
+    assert await ids({}, ["body:desc"]) == ["2", "1"]  # NULL first when descending
+    body = await gql(blog.client, '{ posts(filters: {body: {contains: "x"}}) { data { id } } }')
     (error,) = body["errors"]
     assert error["extensions"]["code"] == "BAD_USER_INPUT"
     assert body["data"] == {"posts": None}
