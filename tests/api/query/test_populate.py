@@ -385,3 +385,23 @@ async def test_invalid_filters_or_sort_inside_a_component_populate_are_400(api, 
     status, body = await api(f"/api/articles?{query}")
     assert status == 400, body
     assert body["error"]["message"] == message
+
+
+async def test_component_sort_ties_keep_the_stored_order(app, admin):
+    """Strapi's join orders by the sort, then by the components' stored order: the reference
+    answered ids 4, 2, 1, 3 for `sort=label` with the links stored as 4, 3, 2, 1 (labels a, c,
+    a, b) — not 2, 4 for the tie, as their ids would order them."""
+    links = [
+        {"label": "b", "url": "/2"},
+        {"label": "a", "url": "/1"},
+        {"label": "c", "url": "/3"},
+        {"label": "a", "url": "/0"},
+    ]
+    await app.runtime.entries.create("api::article.article", {"title": "Alpha", "links": links})
+    reordered = [{"id": n, **links[n - 1]} for n in (4, 3, 2, 1)]
+    await app.runtime.entries.update("api::article.article", 1, {"links": reordered})
+    for sort, expected in (("label", [4, 2, 1, 3]), ("label:desc", [3, 1, 4, 2])):
+        response = await app.client.get(
+            f"/api/articles/1?populate[links][sort]={sort}", headers=admin
+        )
+        assert [link["id"] for link in response.json()["data"]["attributes"]["links"]] == expected
