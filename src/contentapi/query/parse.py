@@ -659,8 +659,13 @@ class QueryParser:
             assert isinstance(target, ContentType)
             return self._relation_node(target, spec, nested_as_paths)
         if isinstance(attribute, MediaAttribute):
+            # Strapi loads media as a relation to files: `filters` and `sort` apply to them
             files = self.registry.content_types[FILE_UID]
-            return MediaPopulate(self.fields(files, spec["fields"]) if "fields" in spec else None)
+            return MediaPopulate(
+                self.fields(files, spec["fields"]) if "fields" in spec else None,
+                self._populate_filters(files, spec),
+                self.sort(files, spec["sort"]) if "sort" in spec else (),
+            )
         if isinstance(attribute, ComponentAttribute):
             component = self.registry.components[attribute.component]
             return ComponentPopulate(
