@@ -9,8 +9,11 @@ aliases, ``@skip``/``@include``), reading each field's tag (``roles.py``):
   into the same AST the REST parser builds, through the same field-visibility rules;
 - every field also yields its part of the ``Shaper`` that writes the response.
 
-The result reads with one statement per populated attribute per level, whatever the number of
-rows: no per-parent resolvers, no DataLoader.
+An attribute selected under several aliases is read once per distinct (arguments,
+sub-selection): equal readings share one populate key, a different one gets ``name#n``
+(``ast.variant_key``) and its shaper reads that key. The result reads with one statement per
+populated reading per level, whatever the number of rows: no per-parent resolvers, no
+DataLoader. Nested arguments the parser refuses null only their field, once per parent row.
 """
 
 from __future__ import annotations

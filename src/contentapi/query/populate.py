@@ -578,12 +578,15 @@ class Populator:
                 parent = int(row[_PARENT])
                 for name, columns in shared[row["__field"]]:
                     grouped[(parent, name)].append(_to_entry(row, columns))
+        multiple: dict[str, bool] = {}
+        for name in media:
+            attribute = model.attributes[attribute_of(name)]
+            assert isinstance(attribute, MediaAttribute)
+            multiple[name] = attribute.multiple
         for entry in entries:
-            for name in media:
-                attribute = model.attributes[attribute_of(name)]
-                assert isinstance(attribute, MediaAttribute)
+            for name, many in multiple.items():
                 found = grouped.get((int(entry["id"]), name), [])
-                entry[name] = found if attribute.multiple else (found[0] if found else None)
+                entry[name] = found if many else (found[0] if found else None)
 
     # ------------------------------------------------------------ morphs
 
@@ -749,12 +752,14 @@ class Populator:
                 await self.run(
                     conn, self.registry.components[uid], items, spec.populate, publication_state
                 )
+        single: dict[str, bool] = {}
+        for name in nodes:
+            attribute = model.attributes[attribute_of(name)]
+            single[name] = isinstance(attribute, ComponentAttribute) and not attribute.repeatable
         for entry in entries:
-            for name in nodes:
-                attribute = model.attributes[attribute_of(name)]
+            for name, one in single.items():
                 items = placed.get((int(entry["id"]), name), [])
-                single = isinstance(attribute, ComponentAttribute) and not attribute.repeatable
-                entry[name] = (items[0] if items else None) if single else items
+                entry[name] = (items[0] if items else None) if one else items
 
     async def _own_batch_rows(
         self,
