@@ -313,3 +313,25 @@ async def test_empty_filters_are_no_condition(app):
     assert await ids('{or: [{categories: {}}, {title: {eq: "Beta"}}]}') == (["2"], 1)
     assert await ids('{or: [{title: {}}, {title: {eq: "Beta"}}]}') == (["2"], 1)
     assert await ids('{categories: {name: {eq: "Tech"}, articles: {}}}') == (["1"], 1)
+
+
+async def test_null_filter_values_as_strapi_reads_them(app):
+    """`{title: null}` is `title IS NULL` (as `{title: {eq: null}}`); a null relation is no
+    condition; a null inside a relation filter holds for entries without related entries too
+    (Strapi's LEFT JOIN row of nulls). Expected as the reference answered."""
+    await _seed(app)
+
+    async def ids(filters: str) -> list[str]:
+        body = await gql(
+            app.client, f'{{ articles(filters: {filters}, sort: "id") {{ data {{ id }} }} }}'
+        )
+        assert "errors" not in body, body
+        return _ids(body["data"]["articles"]["data"])
+
+    assert await ids("{title: null}") == []
+    assert await ids("{summary: null}") == ["1", "2", "3"]
+    assert await ids("{not: {summary: null}}") == []
+    assert await ids("{categories: null}") == ["1", "2", "3"]
+    assert await ids("{categories: {id: null}}") == ["2"]
+    assert await ids("{categories: {name: null}}") == ["2"]
+    assert await ids('{or: [{title: null}, {title: {eq: "Beta"}}]}') == ["2"]
