@@ -661,7 +661,7 @@ class Populator:
         keys: dict[str, list[str]] = defaultdict(list)
         for name in nodes:
             keys[attribute_of(name)].append(name)
-        together = self._components_together(model, nodes, list(keys))
+        together = self._components_together(model, nodes)
         # (entity id, populate key, component uid, component id), in the entries' order
         links: list[tuple[int, str, str, int]] = []
         if together is not None:  # PostgreSQL, nothing filtered or sorted: one statement
@@ -799,10 +799,7 @@ class Populator:
         return [dict(row) for row in (await conn.execute(statement)).mappings()]
 
     def _components_together(
-        self,
-        model: Model,
-        nodes: dict[str, ComponentPopulate | DynamicZonePopulate],
-        fields: list[str],
+        self, model: Model, nodes: dict[str, ComponentPopulate | DynamicZonePopulate]
     ) -> Any:
         """On PostgreSQL, when no populated component field filters or sorts its rows: one
         statement for the whole level — the join rows in their order, each with its
@@ -828,6 +825,7 @@ class Populator:
             elif isinstance(attribute, DynamicZoneAttribute):
                 types.update(uid for uid in attribute.components if self._wanted(node, uid))
         join = self.tables.component_joins[model.uid]
+        fields = list(dict.fromkeys(attribute_of(name) for name in nodes))
         cases = []
         for uid in sorted(uid for uid in types if uid in self.registry.components):
             # A scalar subquery per type inside the CASE: only the matching branch runs, one
