@@ -719,9 +719,7 @@ class Populator:
                     )
                 found = await self.kept.mappings(conn, statement, {"ids": sorted(component_ids)})
             else:
-                found = await self._own_batch_rows(
-                    conn, model, own, uid, specs[(own, uid)], component_ids
-                )
+                found = await self._own_batch_rows(conn, model, own, uid, specs[(own, uid)], ids)
             for position, row in enumerate(found):
                 rows[(uid, own, int(row["id"]))] = row
                 rank[(uid, own, int(row["id"]))] = position
@@ -768,28 +766,24 @@ class Populator:
         name: str,
         uid: str,
         spec: ComponentPopulate,
-        component_ids: set[int],
+        ids: list[int],
     ) -> list[dict[str, Any]]:
-        """The rows of a populated component field that filters or sorts them (all parents at
-        once), in the order asked: the sort, then — for ties, as Strapi's join does — the
-        order the components are stored in."""
+        """The rows of a populated component field that filters or sorts them, for all the
+        parents ``ids`` at once, in the order asked: the sort, then — for ties, as Strapi's
+        join does — the order the components are stored in. Read from the join rows of the
+        parents (their entity index), each component by its primary key: selecting the
+        components by id list as well let PostgreSQL's generic plan scan the component table
+        once per join row (160 ms instead of 0.4 for 25 books)."""
         component = self.registry.components[uid]
         table = self.tables.entity(uid)
         join = self.tables.component_joins[model.uid]
         statement = (
             select(table)
-            .select_from(
-                table.join(
-                    join,
-                    and_(
-                        join.c.component_id == table.c.id,
-                        join.c.component_type == uid,
-                        join.c.field == attribute_of(name),
-                    ),
-                )
-            )
+            .select_from(join.join(table, table.c.id == join.c.component_id))
             .where(
-                self._among(table.c.id, sorted(component_ids)),
+                self._among(join.c.entity_id, ids),
+                join.c.field == attribute_of(name),
+                join.c.component_type == uid,
                 self.compiler.where(component, table, spec.filters),
             )
             .order_by(
