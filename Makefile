@@ -8,7 +8,7 @@ SERVE_STAMP := $(VENV)/.installed-serve
 STAMP := $(VENV)/.installed
 PIP := $(BIN)/python -m pip --disable-pip-version-check
 
-.PHONY: serve test lint check clean bench diff fuzz
+.PHONY: serve test lint check clean bench diff diff-corpus fuzz
 
 $(BIN)/python:
 	@echo ">> creating $(VENV) with $(PYTHON)"
@@ -52,6 +52,13 @@ bench: $(STAMP)
 # about 2 min plus the reference's start (and its npm install the first time).
 diff: $(STAMP)
 	$(BIN)/python -m diff.run $(DIFF_ARGS)
+
+# Hand-run corpus test: real Strapi v4 projects (diff/corpus/: FoodAdvisor and two starters),
+# the requests their front ends build answered by contentapi on SQLite and PostgreSQL and
+# compared with the reference Strapi's recorded answers (no Strapi needed), ~1 min; writes
+# docs/corpus-report.md. CORPUS_ARGS="--record" records Strapi's answers again (Node.js 20, npm).
+diff-corpus: $(STAMP)
+	$(BIN)/python -m diff.corpus $(CORPUS_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests examples diff bench

@@ -12,7 +12,16 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Dataset", "Step", "build_dataset"]
+__all__ = ["Dataset", "Ref", "Step", "build_dataset"]
+
+
+@dataclass(frozen=True)
+class Ref:
+    """An entry or file by natural key inside a step's data (a relation or media attribute of a
+    dynamic-zone component), replaced by its id at seeding time."""
+
+    kind: str  # authors, files, …
+    key: str
 
 
 @dataclass(frozen=True)
@@ -142,7 +151,17 @@ def build_dataset(seed: int = 7) -> Dataset:
             blocks.append({"__component": "blocks.rich-text", "body": f"rich {n}"})
         refs = {}
         if n % 4 == 0:
-            blocks.append({"__component": "blocks.quote", "title": f"q{n}", "body": f"quote {n}"})
+            quote: dict[str, Any] = {
+                "__component": "blocks.quote",
+                "title": f"q{n}",
+                "body": f"quote {n}",
+            }
+            if n % 8 == 0:  # a relation inside the zone (its target with a profile and links)
+                quote["author"] = Ref("authors", f"Author {WORDS[(n // 8) % 5]}")
+            blocks.append(quote)
+        if n % 6 == 3:
+            names = ["red.png", "green.png", "blue.png"]
+            blocks.append({"__component": "blocks.media", "file": Ref("files", names[n % 3])})
         data["blocks"] = blocks
         if n % 8 != 7:
             refs["author"] = ("authors", f"Author {WORDS[n % 8]}")

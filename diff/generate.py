@@ -162,7 +162,7 @@ class Generator:
         if not scalars:
             return {"id": {"$notNull": True}}
         attribute = self.rng.choice(scalars)
-        if attribute.type in ("json",):
+        if attribute.type in ("json", "blocks"):
             operator = self.rng.choice(["$null", "$notNull"])
         elif attribute.type in ("string", "text", "richtext", "email", "uid", "enumeration"):
             operator = self.rng.choice(STRING_OPS)
@@ -206,7 +206,7 @@ class Generator:
         return merged
 
     def sort(self, model: Model, tags: set[str]) -> Any:
-        names = [a.name for a in self._scalars(model) if a.type not in ("json",)]
+        names = [a.name for a in self._scalars(model) if a.type not in ("json", "blocks")]
         names += ["id", "createdAt"]
         keys = []
         for _ in range(self.rng.randint(1, 2)):
@@ -220,7 +220,9 @@ class Generator:
                 if relation:
                     attribute = self.rng.choice(relation)
                     target = self.registry.content_types[attribute.target]
-                    target_names = [a.name for a in self._scalars(target) if a.type != "json"]
+                    target_names = [
+                        a.name for a in self._scalars(target) if a.type not in ("json", "blocks")
+                    ]
                     name = f"{attribute.name}.{self.rng.choice(target_names)}"
                     tags.add("sort:relation")
             keys.append((name, self.rng.choice(["asc", "desc"])))
@@ -239,12 +241,20 @@ class Generator:
     def pagination(self, tags: set[str]) -> dict[str, Any]:
         if self.rng.random() < 0.5:
             tags.add("page")
-            return {"page": self.rng.randint(1, 3), "pageSize": self.rng.choice([1, 2, 5, 10])}
-        tags.add("offset")
-        return {"start": self.rng.randint(0, 6), "limit": self.rng.choice([1, 3, 10])}
+            pagination: dict[str, Any] = {
+                "page": self.rng.randint(1, 3),
+                "pageSize": self.rng.choice([1, 2, 5, 10]),
+            }
+        else:
+            tags.add("offset")
+            pagination = {"start": self.rng.randint(0, 6), "limit": self.rng.choice([1, 3, 10])}
+        if self.rng.random() < 0.25:
+            pagination["withCount"] = self.rng.choice([True, False, "0", "t"])
+            tags.add("withCount")
+        return pagination
 
-    def populate(self, model: Model, tags: set[str]) -> Any:
-        populatable = [
+    def _populatable(self, model: Model) -> list[Any]:
+        return [
             a
             for a in model.attributes.values()
             if isinstance(
@@ -252,32 +262,61 @@ class Generator:
             )
             and not a.private
         ]
+
+    def _inner(self, attribute: Any) -> list[Model]:
+        """The models a populate of ``attribute`` reaches (every component of a zone)."""
+        if isinstance(attribute, RelationAttribute):
+            return [self.registry.content_types[attribute.target]]
+        if isinstance(attribute, ComponentAttribute):
+            return [self.registry.components[attribute.component]]
+        if isinstance(attribute, DynamicZoneAttribute):
+            return [self.registry.components[uid] for uid in attribute.components]
+        return []
+
+    def _path(self, attribute: Any, tags: set[str], depth: int = 0) -> str:
+        """A dotted populate path from ``attribute``, one to three segments deep (through a
+        dynamic zone: into any of its components' relations, then further)."""
+        nested = [
+            a
+            for inner in self._inner(attribute)
+            for a in self._populatable(inner)
+            if not isinstance(a, DynamicZoneAttribute)
+        ]
+        if not nested or depth >= 2 or self.rng.random() < 0.3:
+            return attribute.name
+        if isinstance(attribute, DynamicZoneAttribute):
+            tags.add("populate:zone-path")
+        if depth == 1:
+            tags.add("populate:3-segments")
+        return f"{attribute.name}.{self._path(self.rng.choice(nested), tags, depth + 1)}"
+
+    def _unknown_key(self, model: Model, tags: set[str]) -> str:
+        """A populate key Strapi ignores: missing, scalar, private, or in the wrong case."""
+        tags.add("populate:unknown")
+        scalars = [a.name for a in model.attributes.values() if isinstance(a, ScalarAttribute)]
+        wrong_case = [a.name.capitalize() for a in self._populatable(model)]
+        return self.rng.choice(["nosuchkey", *scalars[:3], *wrong_case[:2]])
+
+    def populate(self, model: Model, tags: set[str]) -> Any:
+        populatable = self._populatable(model)
         roll = self.rng.random()
-        if roll < 0.25 or not populatable:
+        if roll < 0.2 or not populatable:
             tags.add("populate:*")
             return "*"
         chosen = self.rng.sample(populatable, k=min(len(populatable), self.rng.randint(1, 3)))
-        if roll < 0.4:
+        if roll < 0.35:
             tags.add("populate:array")
-            return [a.name for a in chosen]
-        if roll < 0.5:
+            names = [a.name for a in chosen]
+            if self.rng.random() < 0.3:
+                names.insert(self.rng.randrange(len(names) + 1), self._unknown_key(model, tags))
+            return names
+        if roll < 0.55:
             tags.add("populate:dotted")
-            paths = []
-            for attribute in chosen:
-                inner: Model | None = None
-                if isinstance(attribute, RelationAttribute):
-                    inner = self.registry.content_types[attribute.target]
-                elif isinstance(attribute, ComponentAttribute):
-                    inner = self.registry.components[attribute.component]
-                nested = [
-                    a.name
-                    for a in (inner.attributes.values() if inner is not None else ())
-                    if isinstance(a, RelationAttribute | ComponentAttribute | MediaAttribute)
-                    and not a.private
-                ]
-                paths.append(
-                    f"{attribute.name}.{self.rng.choice(nested)}" if nested else attribute.name
-                )
+            paths = [self._path(attribute, tags) for attribute in chosen]
+            if self.rng.random() < 0.3:
+                paths.append(f"{self.rng.choice(paths)}.{self._unknown_key(model, tags)}")
+            if self.rng.random() < 0.5:
+                return ",".join(paths)
             return paths
         tags.add("populate:object")
         tree: dict[str, Any] = {}
@@ -294,13 +333,61 @@ class Generator:
                     kind = KINDS.get(attribute.target, "")
                     spec["filters"] = self._condition(kind, target, tags, depth=2)
                     tags.add("populate:filters")
+                if attribute.is_to_many and self.rng.random() < 0.15:
+                    spec = {"count": True}
+                    tags.add("populate:count")
+                if self.rng.random() < 0.1:
+                    spec["bogus"] = "1"  # an option Strapi does not read
+                    tags.add("populate:unknown-option")
                 tree[attribute.name] = spec
-            elif isinstance(attribute, DynamicZoneAttribute) and self.rng.random() < 0.3:
-                tags.add("populate:on")
-                tree[attribute.name] = {"on": {attribute.components[0]: {"populate": "*"}}}
+            elif isinstance(attribute, DynamicZoneAttribute) and self.rng.random() < 0.5:
+                tree[attribute.name] = self._zone(attribute, tags)
             else:
                 tree[attribute.name] = True
+        if self.rng.random() < 0.2:
+            tree[self._unknown_key(model, tags)] = True
         return tree
+
+    def _zone(self, attribute: DynamicZoneAttribute, tags: set[str]) -> dict[str, Any]:
+        """A dynamic zone's object populate: per component (`on`, relations inside with their
+        own fields), or one populate for all its components."""
+        with_relations = [
+            uid
+            for uid in attribute.components
+            if any(
+                isinstance(a, RelationAttribute)
+                for a in self.registry.components[uid].attributes.values()
+            )
+        ]
+        if self.rng.random() < 0.5:
+            tags.add("populate:on")
+            on: dict[str, Any] = {attribute.components[0]: {"populate": "*"}}
+            for uid in with_relations:
+                relation = next(
+                    a
+                    for a in self.registry.components[uid].attributes.values()
+                    if isinstance(a, RelationAttribute)
+                )
+                target = self.registry.content_types[relation.target]
+                names = [a.name for a in self._scalars(target)]
+                inner: dict[str, Any] = {"fields": names[:2]}
+                if self.rng.random() < 0.5:
+                    inner["populate"] = [a.name for a in self._populatable(target)][:2]
+                on[uid] = {"populate": {relation.name: inner}}
+                tags.add("populate:zone-relation")
+            if self.rng.random() < 0.2:
+                on["shared.link"] = {"populate": "*"}  # a component the zone lacks
+                tags.add("populate:unknown")
+            return {"on": on}
+        tags.add("populate:zone-shared")
+        names = sorted(
+            {
+                a.name
+                for uid in attribute.components
+                for a in self._populatable(self.registry.components[uid])
+            }
+        )
+        return {"populate": self.rng.sample(names, k=min(len(names), 2)) or "*"}
 
     # ------------------------------------------------------------ whole queries
 
@@ -335,10 +422,10 @@ class Generator:
             params["publicationState"] = self.rng.choice(["live", "preview"])
             tags.add(f"publicationState:{params['publicationState']}")
         if self.rng.random() < 0.08:
-            self._spoil(params, tags)
+            self._spoil(model, params, tags)
         return Query(path, params, kind, tags, single)
 
-    def _spoil(self, params: dict[str, Any], tags: set[str]) -> None:
+    def _spoil(self, model: Model, params: dict[str, Any], tags: set[str]) -> None:
         """A share of invalid queries, for the error paths."""
         choice = self.rng.choice(["field", "operator", "sort", "page", "populate", "fields"])
         tags.add(f"invalid:{choice}")
@@ -351,6 +438,8 @@ class Generator:
         elif choice == "page":
             params["pagination"] = {"page": "abc"}
         elif choice == "populate":
-            params["populate"] = {"nosuchrelation": True}
+            # unknown keys are ignored (as Strapi does); a bad page inside a populate is not
+            first = self._populatable(model)[0].name
+            params["populate"] = {"nosuchrelation": True, first: {"page": "abc"}}
         else:
             params["fields"] = ["nosuchfield"]

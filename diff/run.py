@@ -57,6 +57,12 @@ class Side:
     normalizer: Normalizer
 
 
+def database_name(base: str, port: int) -> str:
+    """``base`` for the default port, else ``base_<port>``: runs against references on other
+    ports (several people on one PostgreSQL) do not recreate each other's databases."""
+    return base if port == 1338 else f"{base}_{port}"
+
+
 def start_reference(reference_dir: Path, port: int) -> str:
     env = {
         **os.environ,
@@ -69,7 +75,7 @@ def start_reference(reference_dir: Path, port: int) -> str:
         ["bash", str(REFERENCE / "setup.sh")], cwd=ROOT, env=env, check=True, capture_output=True
     )
     subprocess.run(
-        ["bash", str(REFERENCE / "start.sh"), "strapi_diff"],
+        ["bash", str(REFERENCE / "start.sh"), database_name("strapi_diff", port)],
         cwd=ROOT,
         env=env,
         check=True,
@@ -256,8 +262,7 @@ def write_report(results: dict[str, Any]) -> None:
         "populate (a bad date there answers 200 on an empty page, 400 otherwise); contentapi "
         "validates the whole query before reading, so a bad value is a 400 whatever the data.",
         "",
-        "What the generator does not cover yet: relations inside dynamic-zone components, "
-        "`populate[x][count]`, `withCount`, media filters (400 by design), users and upload "
+        "What the generator does not cover yet: media filters (400 by design), users and upload "
         "routes. Order differences are accepted as expected only where the sort leaves ties "
         "(no sort: our order is checked to be by id; paginated ties: the whole result is "
         "re-compared without pagination).",
@@ -331,7 +336,7 @@ async def main() -> None:
         or ("publishedAt" in step.data and not step.data["publishedAt"])
     )
     if not args.no_start:
-        await recreate_database("strapi_diff", PG_ADMIN)
+        await recreate_database(database_name("strapi_diff", args.port), PG_ADMIN)
         token = start_reference(args.reference_dir, args.port)
     else:
         token = (args.reference_dir / "TOKEN").read_text().strip()
@@ -349,9 +354,9 @@ async def main() -> None:
             if backend == "sqlite":
                 url = f"sqlite+aiosqlite:///{tempfile.mkdtemp()}/diff.db"
             else:
-                url = (await recreate_database("contentapi_diff", PG_ADMIN)).replace(
-                    "postgresql://", "postgresql+asyncpg://"
-                )
+                url = (
+                    await recreate_database(database_name("contentapi_diff", args.port), PG_ADMIN)
+                ).replace("postgresql://", "postgresql+asyncpg://")
             backends[backend] = await run_backend(backend, url, registry, data, queries, theirs)
             print(
                 f"{backend}: {backends[backend]['mismatches']} mismatches, "

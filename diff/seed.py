@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from diff.dataset import Dataset
+from diff.dataset import Dataset, Ref
 
 __all__ = ["Ids", "seed"]
 
@@ -26,6 +26,17 @@ class Ids:
         return self.by_id.get(kind, {}).get(int(entry_id), f"?{entry_id}")
 
 
+def _resolved(value: Any, ids: Ids) -> Any:
+    """``value`` with every ``Ref`` inside replaced by the id its natural key got."""
+    if isinstance(value, Ref):
+        return ids.by_key[value.kind][value.key]
+    if isinstance(value, dict):
+        return {key: _resolved(item, ids) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_resolved(item, ids) for item in value]
+    return value
+
+
 async def seed(client: httpx.AsyncClient, data: Dataset) -> Ids:
     ids = Ids()
     for name, content in data.files.items():
@@ -34,7 +45,7 @@ async def seed(client: httpx.AsyncClient, data: Dataset) -> Ids:
             raise RuntimeError(f"uploading {name}: {response.status_code} {response.text[:300]}")
         ids.add("files", name, int(response.json()[0]["id"]))
     for step in data.steps:
-        body = dict(step.data)
+        body = _resolved(dict(step.data), ids)
         for name, (kind, keys) in step.refs.items():
             if isinstance(keys, list):
                 body[name] = [ids.by_key[kind][key] for key in keys]

@@ -3,6 +3,12 @@
 # the models in $MODELS_DIR (default ./content-types, run from the project root). `make bench` and
 # `make diff` call it with their own models; by hand: bash bench/reference/setup.sh
 # Idempotent: re-running rewrites configs/models/bootstrap and runs `npm install` (a no-op when up to date).
+# MODELS_DIR may also be a Strapi project's own `src/` folder (or the project folder holding it):
+# its `api/*/content-types/*/schema.json`, `components/` and `extensions/` are copied as they are
+# (core routes/controllers/services written where the project has none; its JavaScript is not
+# copied). CUSTOM_FIELDS ("plugin.Name:type ...", e.g. "ckeditor.CKEditor:richtext") registers
+# custom fields the models use, each in a local plugin of that name that does only this (what the
+# real plugin's server side does; its npm package and admin UI are not installed).
 # Needs: node 20, npm, the npm registry. Downloads nothing but npm packages.
 set -euo pipefail
 
@@ -10,6 +16,9 @@ REFERENCE_DIR="${REFERENCE_DIR:-$HOME/.cache/strapi-reference}"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 MODELS="${MODELS_DIR:-$PWD/content-types}"
 MODELS="$(cd "$MODELS" && pwd)"
+[ -d "$MODELS/src/api" ] && MODELS="$MODELS/src"   # a Strapi project folder: its src/
+CUSTOM_FIELDS="${CUSTOM_FIELDS:-}"
+LOCALES="${LOCALES:-fr}"   # created at start-up besides the default en (codes, space-separated)
 STRAPI_VERSION="${STRAPI_VERSION:-4.25.24}"
 
 echo "reference dir: $REFERENCE_DIR   models: $MODELS   strapi: $STRAPI_VERSION"
@@ -152,7 +161,20 @@ module.exports = ({ env }) => ({
 });
 JS
 
-# ---------------------------------------------------------------- bootstrap: fr locale + full-access API token
+# ---------------------------------------------------------------- custom fields: one local plugin each
+rm -rf src/plugins
+for spec in $CUSTOM_FIELDS; do
+  plugin="${spec%%.*}"; rest="${spec#*.}"; field="${rest%%:*}"; type="${rest##*:}"
+  mkdir -p "src/plugins/$plugin"
+  [ -f "src/plugins/$plugin/package.json" ] || printf '{ "name": "%s", "version": "0.0.0", "strapi": { "kind": "plugin", "name": "%s" } }\n' "$plugin" "$plugin" > "src/plugins/$plugin/package.json"
+  [ -f "src/plugins/$plugin/strapi-server.js" ] || printf "'use strict';\nmodule.exports = { register({ strapi }) {\n" > "src/plugins/$plugin/strapi-server.js"
+  printf "  strapi.customFields.register({ name: '%s', plugin: '%s', type: '%s' });\n" "$field" "$plugin" "$type" >> "src/plugins/$plugin/strapi-server.js"
+  grep -q "'$plugin'" config/plugins.js || sed -i "s#^module.exports = ({ env }) => ({#&\n  '$plugin': { enabled: true, resolve: './src/plugins/$plugin' },#" config/plugins.js
+done
+for d in src/plugins/*/; do [ -f "$d/strapi-server.js" ] && echo "} };" >> "$d/strapi-server.js"; done
+
+# ---------------------------------------------------------------- bootstrap: locales + full-access API token
+node -e "console.log(JSON.stringify({ locales: process.argv.slice(1) }))" $LOCALES > config/reference-locales.json
 cat > src/index.js <<'JS'
 'use strict';
 const fs = require('fs');
@@ -164,11 +186,14 @@ module.exports = {
   register(/* { strapi } */) {},
 
   async bootstrap({ strapi }) {
-    // --- i18n: locale fr besides the default en
+    // --- i18n: the locales of config/reference-locales.json (LOCALES of setup.sh) besides the default en
     const locales = strapi.plugin('i18n').service('locales');
-    if (!(await locales.findByCode('fr'))) {
-      await locales.create({ code: 'fr', name: 'French (fr)' });
-      strapi.log.info('[reference] created locale fr');
+    const wanted = JSON.parse(fs.readFileSync(path.join(strapi.dirs.app.root, 'config', 'reference-locales.json'), 'utf8')).locales;
+    for (const code of wanted) {
+      if (!(await locales.findByCode(code))) {
+        await locales.create({ code, name: code === 'fr' ? 'French (fr)' : code });
+        strapi.log.info(`[reference] created locale ${code}`);
+      }
     }
 
     // --- full-access API token, secret written to TOKEN file
@@ -200,16 +225,37 @@ module.exports = {
 JS
 
 # ---------------------------------------------------------------- models
-rm -rf src/api/* src/components/*
+rm -rf src/api/* src/components/* src/extensions/*
+core_files() {   # core router/controller/service of api::$1.$2 under $3, where the project has none
+  local api="$1" name="$2" d="$3"
+  mkdir -p "$d/routes" "$d/controllers" "$d/services"
+  [ -f "$d/routes/$name.js" ] || printf "'use strict';\nconst { factories } = require('@strapi/strapi');\nmodule.exports = factories.createCoreRouter('api::%s.%s');\n" "$api" "$name" > "$d/routes/$name.js"
+  [ -f "$d/controllers/$name.js" ] || printf "'use strict';\nconst { factories } = require('@strapi/strapi');\nmodule.exports = factories.createCoreController('api::%s.%s');\n" "$api" "$name" > "$d/controllers/$name.js"
+  [ -f "$d/services/$name.js" ] || printf "'use strict';\nconst { factories } = require('@strapi/strapi');\nmodule.exports = factories.createCoreService('api::%s.%s');\n" "$api" "$name" > "$d/services/$name.js"
+}
+if [ -d "$MODELS/api" ]; then
+  # Strapi's own layout: schemas, components and extensions as they are
+  for f in "$MODELS"/api/*/content-types/*/schema.json; do
+    [ -f "$f" ] || continue
+    name="$(basename "$(dirname "$f")")"; api="$(basename "$(dirname "$(dirname "$(dirname "$f")")")")"
+    mkdir -p "src/api/$api/content-types/$name"
+    cp "$f" "src/api/$api/content-types/$name/schema.json"
+    core_files "$api" "$name" "src/api/$api"
+  done
+  [ -d "$MODELS/components" ] && cp -R "$MODELS/components/." src/components/
+  if [ -d "$MODELS/extensions" ]; then
+    (cd "$MODELS/extensions" && find . -name '*.json') | while read -r f; do
+      mkdir -p "src/extensions/$(dirname "$f")"; cp "$MODELS/extensions/$f" "src/extensions/$f"
+    done
+  fi
+else
 for f in "$MODELS"/*.json "$MODELS"/content-types/*.json; do
   [ -f "$f" ] || continue
   name="$(basename "$f" .json)"
   d="src/api/$name"
-  mkdir -p "$d/content-types/$name" "$d/routes" "$d/controllers" "$d/services"
+  mkdir -p "$d/content-types/$name"
   cp "$f" "$d/content-types/$name/schema.json"
-  printf "'use strict';\nconst { factories } = require('@strapi/strapi');\nmodule.exports = factories.createCoreRouter('api::%s.%s');\n" "$name" "$name" > "$d/routes/$name.js"
-  printf "'use strict';\nconst { factories } = require('@strapi/strapi');\nmodule.exports = factories.createCoreController('api::%s.%s');\n" "$name" "$name" > "$d/controllers/$name.js"
-  printf "'use strict';\nconst { factories } = require('@strapi/strapi');\nmodule.exports = factories.createCoreService('api::%s.%s');\n" "$name" "$name" > "$d/services/$name.js"
+  core_files "$name" "$name" "$d"
 done
 # components: $MODELS/components/<category>/<name>.json
 for f in "$MODELS"/components/*/*.json "$MODELS"/content-types/components/*/*.json; do
@@ -218,7 +264,8 @@ for f in "$MODELS"/components/*/*.json "$MODELS"/content-types/components/*/*.js
   mkdir -p "src/components/$cat"
   cp "$f" "src/components/$cat/$(basename "$f")"
 done
-echo "models:"; find src/api src/components -name '*.json' | sort
+fi
+echo "models:"; find src/api src/components src/extensions -name '*.json' | sort
 
 # ---------------------------------------------------------------- install
 t0=$(date +%s)

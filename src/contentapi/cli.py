@@ -20,7 +20,7 @@ from rich.table import Table
 from contentapi import __version__
 from contentapi.cli_settings import settings_app
 from contentapi.config import Settings
-from contentapi.schema import ModelErrors, Registry, load_registry
+from contentapi.schema import ModelErrors, Registry
 from contentapi.settings_loader import ConfigError, load_settings
 
 if TYPE_CHECKING:
@@ -68,10 +68,16 @@ def _database_reachable(settings: Settings) -> None:
 
 def _load_models(settings: Settings, *, quiet: bool = False) -> Registry | None:
     """The registry, or ``None`` after printing every model problem with file and attribute."""
+    from contentapi.extensions import ExtensionError
+    from contentapi.models import load_models
     from contentapi.schema.builtin import BUILTIN_DOCUMENTS
+    from contentapi.schema.custom_fields import CustomFieldError
 
     try:
-        registry = load_registry(settings.content_types_dir)
+        registry = load_models(settings)
+    except (CustomFieldError, ExtensionError) as error:
+        err.print(f"[red]error[/red] {error}", highlight=False, soft_wrap=True)
+        return None
     except ModelErrors as problems:
         for problem in problems.errors:
             err.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
@@ -83,11 +89,21 @@ def _load_models(settings: Settings, *, quiet: bool = False) -> Registry | None:
             highlight=False,
         )
         return None
+    for warning in registry.warnings:
+        err.print(f"[yellow]warning[/yellow] {warning}", highlight=False, soft_wrap=True)
     if not quiet:
+        from contentapi.schema.sources import resolve_sources
+
         own = sum(1 for uid in registry.content_types if uid not in BUILTIN_DOCUMENTS)
+        sources = resolve_sources(settings.content_types_dir)
+        layout = ""
+        if sources.layout == "strapi":
+            layout = f" (a Strapi project's layout: {sources.root})"
+        count = len(registry.warnings)
+        verdict = f"valid, {count} warning{'s' if count != 1 else ''}" if count else "all valid"
         err.print(
             f"{own} content types and {len(registry.components)} components "
-            f"in {settings.content_types_dir}: all valid",
+            f"in {settings.content_types_dir}{layout}: {verdict}",
             highlight=False,
         )
     return registry

@@ -23,6 +23,7 @@ from pydantic_settings import (
 )
 
 from contentapi.db.urls import normalise_database_url
+from contentapi.schema.custom_fields import parse_custom_fields_setting
 
 __all__ = ["Settings", "parse_duration"]
 
@@ -108,10 +109,18 @@ class Settings(BaseSettings):
     graphql_depth_limit: int = 10
     graphql_amount_limit: int = 100
     extensions: str | None = None
+    #: custom fields beyond the known public plugins': ``<uid>=<type>`` pairs, comma-separated
+    #: (``plugin::rating.stars=integer,global::slug=string``; schema/custom_fields.py)
+    custom_fields: str | None = None
     #: scheme of new password hashes: ``bcrypt`` (Strapi's, cost 10: Strapi started again on the
     #: database verifies them) or ``argon2`` (stronger; Strapi can no longer verify the users
     #: who register or sign in afterwards — it closes the way back to Strapi)
     password_hash: Literal["bcrypt", "argon2"] = "bcrypt"
+    #: users-permissions' ``register.allowedFields``: the user attributes a sign-up body may
+    #: set besides username, e-mail and password (comma-separated; empty: none); unset:
+    #: Strapi v4's default, every attribute that is not private nor the plugin's own
+    #: (``users/register_fields.py``)
+    register_allowed_fields: str | None = None
     auth_rate_limit_max: int = 10
     auth_rate_limit_window: str = "60s"
     cors_origins: str = "*"
@@ -168,6 +177,12 @@ class Settings(BaseSettings):
     @classmethod
     def _check_duration(cls, value: str) -> str:
         parse_duration(value)
+        return value
+
+    @field_validator("custom_fields")
+    @classmethod
+    def _check_custom_fields(cls, value: str | None) -> str | None:
+        parse_custom_fields_setting(value)
         return value
 
     @field_validator("trusted_proxies")

@@ -86,7 +86,8 @@ class ValidationError(ApplicationError):
 
 
 class PaginationError(ApplicationError):
-    """GraphQL's mixed page and offset pagination (Strapi's ``PaginationError``)."""
+    """Mixed page and offset pagination (GraphQL; REST inside a populate) and a bad page or
+    pageSize inside a REST populate: Strapi's ``PaginationError``."""
 
     status = 400
     name = "PaginationError"

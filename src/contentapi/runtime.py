@@ -33,8 +33,9 @@ from contentapi.entries.serialize import RestSerializer
 from contentapi.i18n.store import seed_locales
 from contentapi.mail.outbox import Outbox
 from contentapi.mail.provider import build_mail_provider
+from contentapi.models import load_models
 from contentapi.query.parse import QueryLimits, QueryParser
-from contentapi.schema import Registry, load_registry
+from contentapi.schema import Registry
 from contentapi.upload.storage import StorageProvider, build_storage
 
 __all__ = ["Runtime"]
@@ -78,7 +79,7 @@ class Runtime:
         """Load and validate the models (raises ``ModelErrors``) and prepare, without I/O."""
         if settings.env == "production" and not settings.jwt_secret:
             raise ValueError("CONTENTAPI_JWT_SECRET is required when CONTENTAPI_ENV=production")
-        registry = load_registry(settings.content_types_dir)
+        registry = load_models(settings)
         tables = build_tables(registry)
         database = Database(
             settings.database_url,

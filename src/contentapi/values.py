@@ -257,6 +257,8 @@ _PARSERS: dict[str, Callable[[Any], Any]] = {
     "timestamp": _datetime,
     "json": _json,
     "array": _array,
+    # a blocks value as JSON; its checks and casts are entries/blocks.py's
+    "blocks": _json,
 }
 
 
@@ -356,6 +358,7 @@ _RENDERERS: dict[str, Callable[[Any], Any]] = {
     "datetime": format_datetime,
     "timestamp": _format_timestamp,
     "json": js_json,
+    "blocks": js_json,
 }
 
 

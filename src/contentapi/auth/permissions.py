@@ -83,13 +83,17 @@ DEFAULT_ROLES = {
 }
 
 
-def _content_controllers(registry: Registry) -> dict[str, tuple[str, str, tuple[str, ...]]]:
-    """``api::<name>`` → (controller, actions) for every content type with REST routes."""
-    found: dict[str, tuple[str, str, tuple[str, ...]]] = {}
+def _content_controllers(
+    registry: Registry,
+) -> dict[tuple[str, str], tuple[str, tuple[str, ...]]]:
+    """(``api::<api>``, controller) → (uid, actions) for every content type with REST routes.
+    The controller is the content type's name: ``api::blog.article`` (a Strapi project's
+    ``api/blog/content-types/article``) is controller ``article`` of ``api::blog``."""
+    found: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
     for content_type in registry.content_types.values():
         if content_type.is_builtin:
             continue
-        name = content_type.api_name
+        controller = content_type.uid.split("::", 1)[1].split(".", 1)[1]
         actions: tuple[str, ...] = (
             ("find", "update", "delete")
             if content_type.is_single
@@ -97,7 +101,7 @@ def _content_controllers(registry: Registry) -> dict[str, tuple[str, str, tuple[
         )
         if content_type.localized and not content_type.is_single:
             actions += ("createLocalization",)
-        found[f"api::{name}"] = (name, content_type.uid, actions)
+        found[(f"api::{content_type.api_name}", controller)] = (content_type.uid, actions)
     return found
 
 
@@ -105,7 +109,7 @@ def all_actions(registry: Registry) -> list[str]:
     """Every action a role may be given, in the tree's order."""
     actions = [
         f"{uid}.{action}"
-        for _, (_, uid, names) in sorted(_content_controllers(registry).items())
+        for _, (uid, names) in sorted(_content_controllers(registry).items())
         for action in names
     ]
     actions += [
@@ -121,13 +125,10 @@ def permissions_tree(registry: Registry, enabled: Iterable[str]) -> dict[str, An
     """Strapi's nested permissions object with every action and whether it is enabled."""
     on = set(enabled)
     tree: dict[str, Any] = {}
-    for api, (controller, uid, names) in sorted(_content_controllers(registry).items()):
-        tree[api] = {
-            "controllers": {
-                controller: {
-                    action: {"enabled": f"{uid}.{action}" in on, "policy": ""} for action in names
-                }
-            }
+    for (api, controller), (uid, names) in sorted(_content_controllers(registry).items()):
+        controllers = tree.setdefault(api, {"controllers": {}})["controllers"]
+        controllers[controller] = {
+            action: {"enabled": f"{uid}.{action}" in on, "policy": ""} for action in names
         }
     for plugin, controllers in PLUGINS.items():
         tree[plugin] = {

@@ -60,6 +60,8 @@ _TYPES: dict[str, Callable[[], TypeEngine[Any]]] = {
     "timestamp": datetime_type,
     "json": json_type,
     "array": json_type,
+    # Strapi's database layer gives blocks the json column (``jsonb`` on PostgreSQL)
+    "blocks": json_type,
 }
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from contentapi.entries.blocks import parse_blocks
 from contentapi.entries.messages import MESSAGES, print_value
 from contentapi.entries.relations import RelationWrite, parse_relation_value
 from contentapi.errors import FieldError, ValidationError
@@ -36,6 +37,7 @@ from contentapi.values import (
     NestingTooDeep,
     TypeMismatch,
     entry_id_of,
+    js_json,
     parse_value,
 )
 
@@ -87,6 +89,7 @@ _JS_TYPE = {
     "decimal": "number",
     "boolean": "boolean",
     "array": "array",
+    "blocks": "array",
 }
 
 
@@ -326,6 +329,9 @@ class _Parser:
             else:
                 write.columns[attribute.column] = None
             return
+        if attribute.type == "blocks":
+            self.blocks(write, attribute, raw, path)
+            return
         value, problem = _parse_scalar(attribute, raw, name, self.is_draft)
         if problem is not None:
             self.error(path, problem)
@@ -336,6 +342,23 @@ class _Parser:
         write.columns[attribute.column] = value
         if attribute.unique or attribute.type == "uid":
             write.unique.append((attribute, value, path))
+
+    def blocks(self, write: ModelWrite, attribute: ScalarAttribute, raw: Any, path: Path) -> None:
+        """A blocks attribute (``entries/blocks.py``): what Strapi's validator casts is stored,
+        and every problem is reported with its path inside the blocks."""
+        try:
+            parse_value("json", raw)  # the depth limit of every JSON value
+        except NestingTooDeep:
+            self.error(path, MESSAGES["depth"].format(path=label(path), max=MAX_JSON_DEPTH))
+            return
+        required = attribute.required and not self.is_draft
+        value, problems = parse_blocks(raw, path, nullable=not required)
+        if problems:
+            self.errors.extend(problems)
+        elif _contains_nul(value):
+            self.error(path, MESSAGES["nul"].format(path=label(path)))
+        else:
+            write.columns[attribute.column] = None if value is None else js_json(value)
 
     def media(self, write: ModelWrite, attribute: MediaAttribute, raw: Any, path: Path) -> None:
         if isinstance(raw, Mapping) and set(raw) & {"connect", "disconnect", "set"}:

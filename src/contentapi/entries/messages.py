@@ -8,9 +8,9 @@ carries a trailing ``null``). ``print_value`` is yup's ``printValue``.
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
+from contentapi.entries.js import js_number_text
 from contentapi.errors import ApplicationError
 
 __all__ = ["MESSAGES", "RequestError", "print_value"]
@@ -55,11 +55,7 @@ def _simple(value: Any, quote_strings: bool) -> str | None:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
-        if isinstance(value, float) and math.isnan(value):
-            return "NaN"
-        if isinstance(value, float) and value.is_integer():
-            return str(int(value))
-        return str(value)
+        return js_number_text(value)
     if isinstance(value, str):
         return f'"{value}"' if quote_strings else value
     return None

@@ -53,24 +53,43 @@ class RestSerializer:
     def entries(self, model: ContentType, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [self.entry(model, entry) for entry in entries]
 
-    def plain(self, model: ContentType, entry: dict[str, Any]) -> dict[str, Any]:
-        """The users-permissions shape: ``{id, ...attributes}``, relations as plain objects
-        (``GET /api/users``, ``/api/users/me``, register and login answers)."""
-        renderers = self._renderers_of(model)
-        result: dict[str, Any] = {"id": entry["id"]}
+    def plain(self, model: Model, entry: dict[str, Any]) -> dict[str, Any]:
+        """The users-permissions shape: ``{id, ...attributes}`` at every depth — relations and
+        media as plain objects or lists, a relation count as ``{count}`` (``GET /api/users``,
+        ``/api/users/me``, register and login answers; Strapi's user controllers answer the
+        entity service's objects without the REST transform)."""
+        result: dict[str, Any] = {"id": entry["id"]} if "id" in entry else {}
         for name, value in entry.items():
-            attribute = model.attributes.get(name)
-            if name == "id":
-                continue
-            if isinstance(attribute, RelationAttribute) and not isinstance(value, RelationCount):
-                target = self.registry.content_types[attribute.target]
-                if isinstance(value, list):
-                    result[name] = [self.plain(target, item) for item in value]
-                else:
-                    result[name] = self.plain(target, value) if value is not None else None
-            else:
-                result[name] = renderers[name](value) if name in renderers else value
+            if name != "id":
+                result[name] = self._plain_value(model, name, value)
         return result
+
+    def _plain_value(self, model: Model, name: str, value: Any) -> Any:
+        attribute = model.attributes.get(name)
+        if isinstance(value, RelationCount):
+            return {"count": value.count}
+        target: Model | None = None
+        if isinstance(attribute, RelationAttribute):
+            target = self.registry.content_types[attribute.target]
+        elif isinstance(attribute, MediaAttribute):
+            target = self.registry.content_types[FILE_UID]
+        elif isinstance(attribute, ComponentAttribute):
+            target = self.registry.components[attribute.component]
+        elif name == LOCALIZATIONS and isinstance(model, ContentType) and model.localized:
+            target = model
+        elif isinstance(attribute, DynamicZoneAttribute):
+            return [
+                self.plain(self.registry.components[item["__component"]], item)
+                for item in value or []
+            ]
+        if target is not None:
+            if value is None:
+                return None
+            if isinstance(value, list):
+                return [self.plain(target, item) for item in value]
+            return self.plain(target, value)
+        renderers = self._renderers_of(model)
+        return renderers[name](value) if name in renderers else value
 
     # ------------------------------------------------------------ internals
 

@@ -4,7 +4,8 @@
 ``App``: the settings and models, ``app.graphql`` (``shadow_crud(uid)`` switches and the
 ``extension_service``), and the named ``policies`` and ``middlewares`` that
 ``resolvers_config`` refers to. What Strapi does in ``src/index.js`` ``register()`` is done
-here (README, "Extensions").
+here (README, "Extensions"). A module's ``register_custom_fields(fields)``, if it has one, runs
+earlier, before the models are read (``declare_custom_fields``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ import graphql
 from contentapi.graphql.extension import ExtensionError, ExtensionService, Helpers
 from contentapi.graphql.shadow_crud import ContentTypeSwitches, ShadowCrud
 
-__all__ = ["App", "ExtensionError", "GraphQLCustomization", "NamedHandlers", "load_extensions"]
+__all__ = [
+    "App",
+    "ExtensionError",
+    "GraphQLCustomization",
+    "NamedHandlers",
+    "declare_custom_fields",
+    "load_extensions",
+]
 
 
 class NamedHandlers:
@@ -114,12 +122,47 @@ def _import(name: str) -> Any:
         raise ExtensionError(f"CONTENTAPI_EXTENSIONS: cannot import {name!r}: {error}") from error
 
 
+def _modules(settings: Any) -> list[str]:
+    return [name.strip() for name in (settings.extensions or "").split(",") if name.strip()]
+
+
+def declare_custom_fields(settings: Any, fields: Any) -> None:
+    """Call each extension module's ``register_custom_fields(fields)``, if it has one, before
+    the models are read: Strapi registers custom fields in ``register()`` and converts the
+    models' custom fields after it, but here the models are read first (``register(app)``
+    receives them), so the declaration is a function of its own (``contentapi/models.py``)."""
+    from contentapi.schema.custom_fields import CustomFieldError
+
+    for name in _modules(settings):
+        declare = getattr(_import(name), "register_custom_fields", None)
+        if declare is None:
+            continue
+        if not callable(declare):
+            raise ExtensionError(
+                f"Extension module {name!r}: register_custom_fields is not callable"
+            )
+        try:
+            declare(_SourceNamed(fields, name))
+        except CustomFieldError as error:
+            raise ExtensionError(f"Extension module {name!r}: {error}") from error
+
+
+class _SourceNamed:
+    """``fields`` as an extension sees it: each declaration names the module it came from."""
+
+    def __init__(self, fields: Any, module: str) -> None:
+        self._fields = fields
+        self._module = module
+
+    def register(self, field: Any, type: str | None = None) -> None:
+        self._fields.register(field, type, source=f"extension {self._module!r}")
+
+
 def load_extensions(settings: Any, registry: Any, runtime: Any = None) -> App:
     """Import every module of ``CONTENTAPI_EXTENSIONS`` and call its ``register(app)``."""
     app = App(settings, registry)
     app.runtime = runtime
-    names = [name.strip() for name in (settings.extensions or "").split(",") if name.strip()]
-    for name in names:
+    for name in _modules(settings):
         module = _import(name)
         register = getattr(module, "register", None)
         if not callable(register):

@@ -1,7 +1,8 @@
 """What every resolver of one GraphQL request shares: the runtime, the caller, the planner.
 
 ``Precompleted`` marks a value a resolver has already shaped into its final JSON form; the
-executor (``execute.py``) passes it through untouched instead of walking it field by field.
+executor (``executor.py``, where it is defined) passes it through untouched instead of walking
+it field by field.
 """
 
 from __future__ import annotations
@@ -16,19 +17,13 @@ from graphql import GraphQLResolveInfo
 
 from contentapi.auth.actor import Actor, may
 from contentapi.errors import ForbiddenError
+from contentapi.graphql.executor import Precompleted
 from contentapi.graphql.plan import PlanContext, Planner
 from contentapi.graphql.shape import ShapeErrors
 from contentapi.query.parse import QueryParser
 from contentapi.runtime import Runtime
 
 __all__ = ["GraphQLContext", "PlanCache", "Precompleted"]
-
-
-@dataclass(frozen=True, slots=True)
-class Precompleted:
-    """A field value already in its response form (see ``execute.ShapedExecutionContext``)."""
-
-    data: Any
 
 
 class PlanCache:

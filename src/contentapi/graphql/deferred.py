@@ -16,10 +16,10 @@ from collections import deque
 from typing import Any
 
 from graphql import GraphQLResolveInfo, default_field_resolver, located_error
-from graphql.execution.values import get_argument_values
 from graphql.pyutils import Path
 
 from contentapi.graphql.context import GraphQLContext, Precompleted
+from contentapi.graphql.executor import get_argument_values
 from contentapi.graphql.roles import custom_of
 from contentapi.graphql.shape import Deferred
 from contentapi.graphql.wrap import settle

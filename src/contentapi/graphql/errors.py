@@ -4,7 +4,10 @@
   message, details}, code}}`` without ``locations``/``path``; codes ``FORBIDDEN`` (forbidden or
   unauthorized), ``BAD_USER_INPUT`` (validation), else ``STRAPI_<SNAKE_NAME>``;
 - graphql-core's own errors (parse, validation, coercion, non-null) keep ``locations`` and
-  ``path`` and get the code Apollo gives them;
+  ``path``, get the code Apollo gives them and graphql-js's quotes (messages.py);
+- a document that cannot run (``format_request_error``): the message, its locations and the
+  code, whatever raised it — a scalar's ``ValidationError`` in a literal is a validation
+  failure in Strapi too (``Expected value of type "Time", found 5; …``);
 - anything unexpected: ``Internal Server Error`` (logged; never its message or a trace).
 """
 
@@ -17,8 +20,9 @@ from typing import Any
 from graphql import GraphQLError
 
 from contentapi.errors import ApplicationError, ForbiddenError, UnauthorizedError, ValidationError
+from contentapi.graphql.messages import requote
 
-__all__ = ["PlainResolverError", "format_error", "strapi_code"]
+__all__ = ["PlainResolverError", "format_error", "format_request_error", "strapi_code"]
 
 log = logging.getLogger("contentapi.graphql")
 
@@ -61,7 +65,9 @@ def format_error(
     if original is not None and not isinstance(original, GraphQLError | PlainResolverError):
         log.error("GraphQL resolver failed", exc_info=original)
         return {"message": "Internal Server Error", "extensions": {"code": "INTERNAL_SERVER_ERROR"}}
-    formatted: dict[str, Any] = {"message": error.message}
+    # graphql-core's own message (a non-null field, a leaf value): graphql-js's quotes
+    message = requote(error.message) if original is None else error.message
+    formatted: dict[str, Any] = {"message": message}
     if error.locations:
         formatted["locations"] = [
             {"line": where.line, "column": where.column} for where in error.locations
@@ -71,4 +77,16 @@ def format_error(
     extensions = dict(error.extensions or {})
     extensions.setdefault("code", default_code)
     formatted["extensions"] = extensions
+    return formatted
+
+
+def format_request_error(error: GraphQLError, code: str) -> dict[str, Any]:
+    """An error that stops the request before execution (parse, validation, variables):
+    ``{message, locations, extensions: {code}}``, the message already in graphql-js's words."""
+    formatted: dict[str, Any] = {"message": error.message}
+    if error.locations:
+        formatted["locations"] = [
+            {"line": where.line, "column": where.column} for where in error.locations
+        ]
+    formatted["extensions"] = {**(error.extensions or {}), "code": code}
     return formatted

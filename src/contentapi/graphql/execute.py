@@ -1,10 +1,11 @@
 """One GraphQL operation: cached parse + validation, execution, Strapi-shaped errors.
 
 Documents are parsed and validated once per query text (LRU). Execution is graphql-core's,
-with one change (``ShapedExecutionContext``): a resolver may return a ``Precompleted`` value —
-Shadow CRUD roots do, having shaped their whole subtree in one pass — which is taken as is
-instead of being walked field by field. Everything else (introspection, the plugins' payloads)
-runs through graphql-core's normal completion.
+with one change (``executor.ShapedExecutionContext``): a resolver may return a ``Precompleted``
+value — Shadow CRUD roots do, having shaped their whole subtree in one pass — which is taken as
+is instead of being walked field by field. Everything else (introspection, the plugins'
+payloads) runs through graphql-core's normal completion. Messages of a document that cannot
+run are graphql-js's (messages.py), as Strapi answers them.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from graphql import (
     DocumentNode,
     ExecutionResult,
@@ -22,37 +24,22 @@ from graphql import (
     GraphQLSchema,
     OperationDefinitionNode,
     OperationType,
+    VariableDefinitionNode,
     execute,
     parse,
-    specified_rules,
     validate,
 )
-from graphql.execution import ExecutionContext
 
 from contentapi.errors import ApplicationError, ServiceUnavailableError
-from contentapi.graphql.context import GraphQLContext, Precompleted
-from contentapi.graphql.errors import format_error
+from contentapi.graphql.context import GraphQLContext
+from contentapi.graphql.errors import format_error, format_request_error
+from contentapi.graphql.executor import WORDED_SPECIFIED_RULES, ShapedExecutionContext
 from contentapi.graphql.extension import Plugin
 from contentapi.graphql.limits import depth_limit_rule, introspection_disabled_rule
+from contentapi.graphql.messages import control_character_15, js_string_of, requote, syntax_15
 from contentapi.graphql.wrap import settle
 
-__all__ = ["Engine", "Outcome", "ShapedExecutionContext"]
-
-
-class ShapedExecutionContext(ExecutionContext):
-    """graphql-core's executor, passing ``Precompleted`` values through untouched."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        if isinstance(self.context_value, GraphQLContext):
-            self.context_value.execution = self
-
-    def complete_value(
-        self, return_type: Any, field_nodes: Any, info: Any, path: Any, result: Any
-    ) -> Any:
-        if result.__class__ is Precompleted:
-            return result.data
-        return super().complete_value(return_type, field_nodes, info, path, result)
+__all__ = ["Engine", "Outcome", "ShapedExecutionContext"]  # the last re-exported (executor.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +73,7 @@ class Engine:
         plugins: Sequence[Plugin] = (),
     ) -> None:
         self.schema = schema
-        self.rules = [*specified_rules, depth_limit_rule(depth_limit)]
+        self.rules = [*WORDED_SPECIFIED_RULES, depth_limit_rule(depth_limit)]
         if not introspection:
             self.rules.append(introspection_disabled_rule())
         for plugin in plugins:
@@ -103,13 +90,21 @@ class Engine:
             return found
         try:
             document = parse(query)
+            refused = control_character_15(query)
+            if refused is not None:
+                raise refused
         except GraphQLError as error:
-            prepared = _Prepared(None, (format_error(error, "GRAPHQL_PARSE_FAILED"),))
+            control = control_character_15(query)
+            if control is not None and _position(control) < _position(error, len(query)):
+                error = control  # graphql-js 15 stops at the control character first
+            prepared = _Prepared(
+                None, (format_request_error(_syntax(error), "GRAPHQL_PARSE_FAILED"),)
+            )
         else:
             problems = validate(self.schema, document, self.rules)
             prepared = _Prepared(
                 None if problems else document,
-                tuple(format_error(p, "GRAPHQL_VALIDATION_FAILED") for p in problems),
+                tuple(format_request_error(p, "GRAPHQL_VALIDATION_FAILED") for p in problems),
             )
         self._documents[query] = prepared
         while len(self._documents) > self.cache_size:
@@ -123,14 +118,17 @@ class Engine:
         if not isinstance(payload, Mapping):
             return _failure([_bad_request("Each GraphQL request must be a JSON object.")])
         query = payload.get("query")
-        if not isinstance(query, str) or not query.strip():
-            return _failure([_bad_request(_NO_QUERY)])
-        variables = payload.get("variables")
+        if query is None or query == "":
+            return _failure([_apollo_error(_NO_QUERY)])
+        if not isinstance(query, str):
+            return _failure([_bad_request("GraphQL queries must be strings.")])
+        variables, unreadable = _variables(payload.get("variables"))
+        if unreadable is not None:
+            return _failure([unreadable])
         operation_name = payload.get("operationName")
-        if variables is not None and not isinstance(variables, Mapping):
-            return _failure([_bad_request("Variables must be provided as an Object.")])
         if operation_name is not None and not isinstance(operation_name, str):
-            return _failure([_bad_request("operationName must be a string.")])
+            # graphql-js compares it with each operation's name: "Unknown operation named "5"."
+            operation_name = js_string_of(operation_name)
         prepared = self.prepare(query)
         if prepared.document is None:
             return _failure(list(prepared.errors))
@@ -169,9 +167,9 @@ class Engine:
     @staticmethod
     def _outcome(result: ExecutionResult, context: GraphQLContext) -> Outcome:
         if result.data is None and result.errors and not any(e.path for e in result.errors):
-            # Before execution (variables, unknown operation): Apollo's BAD_USER_INPUT, 400.
+            # Before execution (variables, unknown operation): HTTP 400 as Apollo answers.
             # (Field errors carry a path; a null bubbling to the root is still a 200.)
-            return _failure([format_error(e, "BAD_USER_INPUT") for e in result.errors])
+            return _failure([_before_execution(e) for e in result.errors])
         for error in result.errors or ():
             if isinstance(error.original_error, ServiceUnavailableError):
                 # Nothing useful can be answered: the whole request is a 503 with Retry-After
@@ -184,7 +182,64 @@ class Engine:
         return Outcome(body)
 
 
+#: graphql-core's words for a refused operation where graphql-js 15 (Strapi's) has its own.
+_OPERATION_MESSAGES = {
+    "Schema is not configured to execute subscription operation.": (
+        "Schema is not configured for subscriptions."
+    ),
+}
+
+
+def _before_execution(error: GraphQLError) -> dict[str, Any]:
+    """Apollo Server 3 gives a refused variable ``BAD_USER_INPUT``; any other error raised
+    before execution (no operation of that name, a subscription) ``INTERNAL_SERVER_ERROR``."""
+    if error.nodes and isinstance(error.nodes[0], VariableDefinitionNode):
+        return format_request_error(error, "BAD_USER_INPUT")
+    error.message = _OPERATION_MESSAGES.get(error.message, error.message)
+    return format_request_error(error, "INTERNAL_SERVER_ERROR")
+
+
+def _position(error: GraphQLError, default: int = 0) -> int:
+    return next(iter(error.positions or ()), default)
+
+
+def _syntax(error: GraphQLError) -> GraphQLError:
+    """A syntax error as graphql-js 15 (Strapi's) writes it: its quotes, its lexer's words."""
+    message, shift = syntax_15(requote(error.message))
+    if shift and error.source is not None and error.positions:
+        return GraphQLError(message, source=error.source, positions=[_position(error) + shift])
+    error.message = message
+    return error
+
+
 _NO_QUERY = "GraphQL operations must contain a non-empty `query` or a `persistedQuery` extension."
+
+
+def _apollo_error(message: str) -> dict[str, Any]:
+    """What Apollo Server 3 answers with its own errors: HTTP 400, ``INTERNAL_SERVER_ERROR``."""
+    return {"message": message, "extensions": {"code": "INTERNAL_SERVER_ERROR"}}
+
+
+def _variables(value: Any) -> tuple[Any, dict[str, Any] | None]:
+    """``variables`` as Apollo Server 3 reads them, or the error refusing them: a JSON string
+    is parsed, an array is an object of its indexes (so no variable is found in it), anything
+    else but an object is graphql-js's refusal."""
+    if isinstance(value, str):
+        try:
+            value = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return None, _bad_request("Variables are invalid JSON.")
+    if isinstance(value, list):
+        return {str(index): item for index, item in enumerate(value)}, None
+    if value is not None and not isinstance(value, Mapping):
+        return None, _apollo_error(_NOT_AN_OBJECT)
+    return value, None
+
+
+_NOT_AN_OBJECT = (
+    "Variables must be provided as an Object where each property is a variable value. "
+    "Perhaps look to see if an unparsed JSON string was provided."
+)
 
 
 def _bad_request(message: str) -> dict[str, Any]:

@@ -85,6 +85,7 @@ _SCALARS: dict[str, GraphQLScalarType] = {
     "timestamp": DATETIME,
     "json": JSON,
     "array": JSON,
+    "blocks": JSON,  # Strapi's SCALARS_ASSOCIATIONS: blocks → JSON (and JSONFilterInput)
 }
 
 

@@ -33,11 +33,10 @@ from graphql import (
     GraphQLUnionType,
     get_named_type,
 )
-from graphql.execution.collect_fields import collect_sub_fields
-from graphql.execution.values import get_argument_values
 
 from contentapi.errors import ApplicationError, ForbiddenError, PaginationError, ValidationError
 from contentapi.graphql.errors import format_error
+from contentapi.graphql.executor import collect_sub_fields, get_argument_values
 from contentapi.graphql.filters import to_rest_filters
 from contentapi.graphql.roles import AttributeField, custom_of, field_of, role_of
 from contentapi.graphql.shape import (

@@ -38,6 +38,24 @@ _VARCHAR = frozenset({"string", "email", "uid", "enumeration"})
 _TIME_PATTERN = r"^\d{2}:\d{2}:\d{2}(\.\d{1,3})?$"
 _DIGITS = r"^-?\d+$"
 
+#: one node of a ``blocks`` value (Strapi's Blocks editor; ``entries/blocks.py`` checks the rest)
+_BLOCK_NODE: Schema = {
+    "type": "object",
+    "properties": {
+        "type": {
+            "type": "string",
+            "enum": ["paragraph", "heading", "quote", "code", "list", "image"],
+        },
+        "children": {"type": "array", "items": {"type": "object"}},
+    },
+    "required": ["type"],
+}
+_BLOCKS: Schema = {
+    "type": "array",
+    "items": _BLOCK_NODE,
+    "description": "rich text of the Blocks editor: block nodes holding text and link nodes",
+}
+
 _OUTPUT: dict[str, Schema] = {
     "string": {"type": "string"},
     "text": {"type": "string"},
@@ -61,6 +79,7 @@ _OUTPUT: dict[str, Schema] = {
     },
     "json": {},
     "array": {"type": "array"},
+    "blocks": _BLOCKS,
 }
 
 _INPUT: dict[str, Schema] = {

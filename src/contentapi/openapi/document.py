@@ -17,9 +17,11 @@ from contentapi import __version__
 from contentapi.config import Settings
 from contentapi.openapi.content import content_type_paths
 from contentapi.openapi.models import ModelSchemas
-from contentapi.openapi.plugins import PLUGIN_SCHEMAS, plugin_paths
+from contentapi.openapi.plugins import PLUGIN_SCHEMAS, plugin_paths, user_request_schemas
 from contentapi.openapi.responses import ERROR_RESPONSES
+from contentapi.schema.builtin import USER_UID
 from contentapi.schema.registry import Registry
+from contentapi.users.register_fields import register_keys
 
 __all__ = ["OPENAPI_VERSION", "build_openapi", "openapi_bytes"]
 
@@ -55,6 +57,8 @@ _SECURITY_SCHEMES = {
 def build_openapi(registry: Registry, settings: Settings) -> dict[str, Any]:
     """The document as a dict (``openapi-spec-validator`` checks it in the tests)."""
     models = ModelSchemas(registry, settings.locale_codes)
+    user = registry.content_types[USER_UID]
+    registering = register_keys(user, settings.register_allowed_fields)
     tags = [
         {"name": content_type.display_name, "description": content_type.description or None}
         for content_type in registry.content_types.values()
@@ -78,7 +82,11 @@ def build_openapi(registry: Registry, settings: Settings) -> dict[str, Any]:
         "tags": [{k: v for k, v in tag.items() if v is not None} for tag in tags],
         "paths": {**content_type_paths(models), **plugin_paths(models)},
         "components": {
-            "schemas": {**models.all(), **PLUGIN_SCHEMAS},
+            "schemas": {
+                **models.all(),
+                **PLUGIN_SCHEMAS,
+                **user_request_schemas(models, registering),
+            },
             "responses": ERROR_RESPONSES,
             "securitySchemes": _SECURITY_SCHEMES,
         },

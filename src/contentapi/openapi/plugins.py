@@ -7,13 +7,13 @@ Their bodies and answers are Strapi's plain shapes: no ``data`` envelope, users 
 
 from __future__ import annotations
 
-from contentapi.openapi.attributes import Schema
+from contentapi.openapi.attributes import Schema, input_schema
 from contentapi.openapi.models import ModelSchemas, ref_to
 from contentapi.openapi.parameters import PAGINATION
 from contentapi.openapi.responses import json_body, json_ok, operation, path_id
-from contentapi.schema.builtin import FILE_UID, USER_UID
+from contentapi.schema.builtin import BUILTIN_DOCUMENTS, FILE_UID, USER_UID
 
-__all__ = ["PLUGIN_SCHEMAS", "plugin_paths"]
+__all__ = ["PLUGIN_SCHEMAS", "plugin_paths", "user_request_schemas"]
 
 _UP = "plugin::users-permissions"
 _USERS_TAG = "Users-Permissions"
@@ -587,6 +587,37 @@ _INDEX: dict[str, Schema] = {
         }
     },
 }
+
+
+def user_request_schemas(models: ModelSchemas, register_keys: frozenset[str]) -> dict[str, Schema]:
+    """``RegisterRequest`` and ``UserRequest`` with the attributes a user extension adds
+    (``schema/extensions.py``): register with those ``register_keys`` allows
+    (``users/register_fields.py``; the extension's required ones required), the administrator's
+    bodies with all of them."""
+    user = models.registry.content_types[USER_UID]
+    own = BUILTIN_DOCUMENTS[USER_UID]["attributes"]
+    added = {
+        name: schema
+        for name, attribute in user.attributes.items()
+        if name not in own and (schema := input_schema(attribute, models.ref)) is not None
+    }
+    register = PLUGIN_SCHEMAS["RegisterRequest"]
+    required = [name for name in added if name in register_keys and user.attributes[name].required]
+    return {
+        "RegisterRequest": {
+            **register,
+            "description": "Keys that are not allowed are dropped, not refused (Strapi 4.25).",
+            "required": [*register["required"], *required],
+            "properties": {
+                **register["properties"],
+                **{name: schema for name, schema in added.items() if name in register_keys},
+            },
+        },
+        "UserRequest": {
+            **PLUGIN_SCHEMAS["UserRequest"],
+            "properties": {**PLUGIN_SCHEMAS["UserRequest"]["properties"], **added},
+        },
+    }
 
 
 def plugin_paths(models: ModelSchemas) -> dict[str, Schema]:

@@ -54,10 +54,11 @@ def loose_boolean(raw: Any) -> bool:
 
 class InvalidFilterValue(ValidationError):
     """A filter value out of its attribute's format. Strapi casts values after checking the
-    keys of filters, sort and fields and before populate's, so the parser raises this one
-    between them (``filters[reviewedAt][$ne]=a&fields[0]=nosuchfield`` is
-    ``Invalid parameter nosuchfield``; with ``populate[nosuchrelation]`` it is the format
-    error — both found by ``make diff``)."""
+    keys of filters, sort and fields and after converting populate, so the parser raises this
+    one between them (``filters[reviewedAt][$ne]=a&fields[0]=nosuchfield`` is
+    ``Invalid parameter nosuchfield``, found by ``make diff``; with
+    ``populate[categories][page]=abc`` it is the populate's ``PaginationError``), and before
+    the 400s of populate that are ours alone (``QueryParser._populate_param``)."""
 
 
 def coerce_filter_value(kind: str, raw: Any, where: str) -> Any:

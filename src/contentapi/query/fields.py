@@ -15,6 +15,11 @@ from contentapi.schema.model import ContentType, Model, ScalarAttribute
 __all__ = ["ScalarField", "invalid_parameter", "readable_names", "scalar_field"]
 
 
+#: Types queried as another: Strapi's query validators and database treat a blocks attribute
+#: as JSON (a ``jsonb`` column; ``$null``/``$notNull``, no sort — see ``query/parse.py``).
+_QUERY_KINDS = {"blocks": "json"}
+
+
 @dataclass(frozen=True, slots=True)
 class ScalarField:
     name: str
@@ -48,7 +53,7 @@ def scalar_field(model: Model, name: str) -> ScalarField | None:
     if isinstance(attribute, ScalarAttribute):
         if attribute.private:
             return None
-        return ScalarField(name, attribute.column, attribute.type)
+        return ScalarField(name, attribute.column, _QUERY_KINDS.get(attribute.type, attribute.type))
     for system in _system_fields(model):
         if system.name == name:
             return system

@@ -2,9 +2,10 @@
 
 Every rejection of a REST query happens here, as a ``ValidationError``: unknown, private or
 password attributes in ``filters``/``sort``/``fields``, unknown operators, relations in
-``fields``, invalid ``populate`` keys, filters on media or dynamic zones, mixed pagination
-styles, non-integer pagination values, an invalid ``publicationState``. Out of
-range pagination values are clamped as Strapi does (docs/differences-from-strapi.md, "kept").
+``fields``, filters on media or dynamic zones, mixed pagination styles, non-integer pagination
+values, an invalid ``publicationState``. Out of range pagination values are clamped as Strapi
+does (docs/differences-from-strapi.md, "kept"). A ``populate`` key that names no populatable
+attribute is ignored, as Strapi ignores it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from contentapi.errors import ValidationError
+from contentapi.errors import PaginationError, ValidationError
 from contentapi.query.ast import (
     And,
     Comparison,
@@ -93,6 +94,45 @@ def _integer(value: Any, name: str) -> int:
         if math.isfinite(number) and number.is_integer() and abs(number) < 2**53:
             return int(number)
     raise ValidationError(f"Invalid {name} parameter. Expected an integer")
+
+
+def _check_populate_pages(spec: Mapping[str, Any]) -> None:
+    """``page``/``pageSize`` inside a populate object: checked as Strapi 4.25 checks them (400
+    ``PaginationError``, its messages), then without effect, as there: its query layer reads
+    only ``start``/``limit`` in a populate. (A ``pagination`` object there is not read at
+    all.)"""
+    page, page_size = spec.get("page"), spec.get("pageSize")
+    if (page is not None or page_size is not None) and (
+        spec.get("start") is not None or spec.get("limit") is not None
+    ):
+        raise PaginationError(
+            "Invalid pagination attributes. You cannot use page and offset pagination in the "
+            "same query"
+        )
+    for name, value in (("page", page), ("pageSize", page_size)):
+        if value is None:
+            continue
+        try:
+            number = _integer(value, name)
+        except ValidationError:
+            number = 0
+        if number <= 0:
+            # Strapi's pageSize message shows the page (its own slip), kept as it is
+            shown = page if page is not None else "undefined"
+            received = value if name == "page" else shown
+            raise PaginationError(
+                f"Invalid '{name}' parameter. Expected an integer > 0, received: "
+                f"{_js_text(received)}"
+            )
+
+
+def _js_text(value: Any) -> str:
+    """A query value as JavaScript's template literal writes it (arrays joined by commas)."""
+    if isinstance(value, list):
+        return ",".join(_js_text(item) for item in value)
+    if isinstance(value, Mapping):
+        return "[object Object]"
+    return str(value)
 
 
 def push_not(node: Filter, negate: bool = False) -> Filter:
@@ -201,8 +241,6 @@ class QueryParser:
         publication_state = self.publication_state(params.get("publicationState"))
         sort = self.sort(content_type, params["sort"]) if "sort" in params else ()
         fields = self.fields(content_type, params["fields"]) if "fields" in params else None
-        if bad_value is not None:  # after the keys of filters, sort and fields; before populate
-            raise bad_value
         return ReadQuery(
             pagination=pagination,
             publication_state=publication_state,
@@ -210,9 +248,7 @@ class QueryParser:
             filters=filters,
             sort=sort,
             fields=fields,
-            populate=self.populate(content_type, params["populate"])
-            if "populate" in params
-            else {},
+            populate=self._populate_param(content_type, params, bad_value),
         )
 
     def entry_query(self, content_type: ContentType, params: Mapping[str, Any]) -> ReadQuery:
@@ -239,16 +275,34 @@ class QueryParser:
         publication_state = self.publication_state(params.get("publicationState"))
         locale = self.locale(content_type, params.get("locale"))
         fields = self.fields(content_type, params["fields"]) if "fields" in params else None
-        if bad_value is not None:  # after the keys of filters, sort and fields; before populate
-            raise bad_value
         return ReadQuery(
             publication_state=publication_state,
             locale=locale,
             fields=fields,
-            populate=self.populate(content_type, params["populate"])
-            if "populate" in params
-            else {},
+            populate=self._populate_param(content_type, params, bad_value),
         )
+
+    def _populate_param(
+        self,
+        content_type: ContentType,
+        params: Mapping[str, Any],
+        bad_value: InvalidFilterValue | None,
+    ) -> Populate:
+        """The ``populate`` parameter, its errors ordered as Strapi's: after the keys of
+        filters, sort and fields (its ``validateQuery``); a bad ``page`` inside a populate
+        (its query conversion) before a bad filter value (its database layer); anything else
+        after the bad value."""
+        try:
+            populate = (
+                self.populate(content_type, params["populate"]) if "populate" in params else {}
+            )
+        except ValidationError:  # (a PaginationError is none: it passes first)
+            if bad_value is not None:
+                raise bad_value from None
+            raise
+        if bad_value is not None:
+            raise bad_value
+        return populate
 
     # ------------------------------------------------------------ small parameters
 
@@ -565,18 +619,21 @@ class QueryParser:
         return not isinstance(attribute, RelationAttribute) or self.may_find(attribute.target)
 
     def _populatable(self, model: Model, name: str) -> Any:
-        attribute = model.attributes.get(name)
+        """The attribute ``populate`` names, or ``None`` when it is to be ignored.
+
+        Strapi ignores a name its model lacks (a typo, a wrong case), a scalar attribute and a
+        private one alike (its sanitizer strips private keys, its query layer skips what is not
+        a relation), at any depth and in every form: the answer is the one without the key.
+        Treating a private attribute as absent keeps it from being told apart from a missing
+        one.
+        """
         if name == LOCALIZATIONS and isinstance(model, ContentType) and model.localized:
             return LOCALIZATIONS
-        if attribute is None or attribute.type not in (
-            "relation",
-            "media",
-            "component",
-            "dynamiczone",
-        ):
-            raise ValidationError(f"Invalid key {name}")
-        if attribute.private:
-            raise ValidationError(f"Invalid key {name}")
+        attribute = model.attributes.get(name)
+        if attribute is None or attribute.private:
+            return None
+        if attribute.type not in ("relation", "media", "component", "dynamiczone"):
+            return None
         return attribute
 
     def _populate_all(self, model: Model) -> Populate:
@@ -587,13 +644,13 @@ class QueryParser:
             if isinstance(attribute, RelationAttribute) and not self._readable(attribute):
                 continue
             if populatable and not attribute.private:
-                populate[name] = self._default_node(model, name)
+                populate[name] = self._default_node(attribute)
         if isinstance(model, ContentType) and model.localized:
             populate[LOCALIZATIONS] = RelationPopulate()
         return populate
 
-    def _default_node(self, model: Model, name: str) -> PopulateNode:
-        attribute = self._populatable(model, name)
+    def _default_node(self, attribute: Any) -> PopulateNode:
+        """The node of a bare ``populate`` of ``attribute`` (``_populatable``'s answer)."""
         if attribute == LOCALIZATIONS or isinstance(attribute, RelationAttribute):
             return RelationPopulate()
         if isinstance(attribute, MediaAttribute):
@@ -625,31 +682,29 @@ class QueryParser:
     def _populate_entry(
         self, model: Model, name: str, spec: Any, *, nested_as_paths: bool = False
     ) -> PopulateNode | None:
+        """One ``populate`` key and its value → its node, or ``None`` to leave it out.
+
+        Left out, with nothing inside looked at (so an ignored key is never an oracle): a
+        name that is not a populatable attribute (``_populatable``) and a relation to a type
+        the caller may not ``find`` (the spec's populate rule 10). Option names Strapi does
+        not read inside a populate object (``populate[author][bogus]=1``) are ignored too, as
+        its ``convertNestedPopulate`` does.
+        """
         attribute = self._populatable(model, name)
+        if attribute is None:
+            return None
         if isinstance(attribute, RelationAttribute) and not self._readable(attribute):
-            return None  # the spec's populate rule 10: left out, not an error
+            return None
         if not isinstance(spec, Mapping):
             if isinstance(spec, str) and "," in spec:
                 spec = {"populate": spec}
             elif not loose_boolean(spec):  # Strapi: false/f/0/empty skip, anything else is on
                 return None
             else:
-                return self._default_node(model, name)
-        allowed = {
-            "populate",
-            "fields",
-            "filters",
-            "sort",
-            "on",
-            "pagination",
-            "count",
-            "limit",
-            "start",
-            "publicationState",
-        }
-        unknown = set(spec) - allowed
-        if unknown:
-            raise ValidationError(f"Invalid key {sorted(unknown)[0]}")
+                return self._default_node(attribute)
+        zone_on = isinstance(attribute, DynamicZoneAttribute) and spec.get("on") is not None
+        if not zone_on:  # with `on`, Strapi reads only `on` (each of its specs is checked)
+            _check_populate_pages(spec)
         if attribute == LOCALIZATIONS or isinstance(attribute, RelationAttribute):
             target = (
                 model
@@ -675,18 +730,19 @@ class QueryParser:
                 self.sort(component, spec["sort"]) if "sort" in spec else (),
             )
         assert isinstance(attribute, DynamicZoneAttribute)
-        for key in ("filters", "sort"):
-            if key in spec:  # Strapi 4.25 answers 500 for them outside `on`
-                raise ValidationError(f"Invalid key {key}")
-        if "on" in spec:
+        if zone_on:
+            # Strapi reads only `on` then (filters or sort beside it are not read); an `on`
+            # that is no object names no component type, so the zone answers empty.
             on: dict[str, ComponentPopulate] = {}
-            if not isinstance(spec["on"], Mapping):
-                raise ValidationError(f"Invalid populate.{name}.on parameter")
-            for uid, component_spec in spec["on"].items():
-                if uid not in attribute.components:
-                    raise ValidationError(f"Invalid key {uid}")
-                component = self.registry.components[uid]
+            specs = spec["on"] if isinstance(spec["on"], Mapping) else {}
+            for uid, component_spec in specs.items():
                 component_spec = component_spec if isinstance(component_spec, Mapping) else {}
+                _check_populate_pages(component_spec)
+                if uid not in attribute.components:
+                    # Strapi reads only the zone's items of the types `on` names: a uid
+                    # the zone lacks adds none (and alone leaves the zone empty).
+                    continue
+                component = self.registry.components[uid]
                 if "sort" in component_spec:
                     # Validated, but a dynamic zone keeps its stored order: Strapi 4.25 answers
                     # `on[blocks.quote][sort]=title:desc` with the quotes as stored.
@@ -699,39 +755,42 @@ class QueryParser:
                     self._populate_filters(component, component_spec),
                 )
             return DynamicZonePopulate(on=on)
-        shared = spec.get("populate")
-        return DynamicZonePopulate(shared=self._zone_shared(attribute, shared))
+        for key in ("filters", "sort"):
+            if key in spec:  # Strapi 4.25 answers 500 for them outside `on`
+                raise ValidationError(f"Invalid key {key}")
+        return self._zone_shared(attribute, spec.get("populate"), nested_as_paths=nested_as_paths)
 
     def _populate_filters(self, model: Model, spec: Mapping[str, Any]) -> Filter | None:
         if "filters" not in spec:
             return None
         return self.filters(model, spec["filters"], "populate.filters")
 
-    def _zone_shared(self, attribute: DynamicZoneAttribute, shared: Any) -> Populate:
-        """``populate[zone][populate]=*``: one behaviour for all the zone's components; a key
-        applies to every component that has it."""
+    def _zone_shared(
+        self, attribute: DynamicZoneAttribute, shared: Any, *, nested_as_paths: bool = False
+    ) -> DynamicZonePopulate:
+        """``populate[zone][populate]=…`` and dotted paths through a zone: one populate for all
+        the zone's components, read against each component (Strapi hands the same populate to
+        each component type's query, which skips the names that type lacks). Per component, so
+        that an attribute name two components use for different things is read as each one's.
+
+        ``nested_as_paths``: ``shared`` is the rest of dotted paths (``blocks.author.avatar`` →
+        ``{"author": {"avatar": {}}}``), each level names attributes, not populate options.
+        """
         if shared is None:
-            return {}
-        merged: Populate = {}
+            return DynamicZonePopulate()
+        on: dict[str, ComponentPopulate] = {}
         for uid in attribute.components:
             component = self.registry.components[uid]
             if shared == "*" or shared == ["*"]:
-                merged.update(self._populate_all(component))
-                continue
-            names = (
-                list(shared)
-                if isinstance(shared, Mapping | list)
-                else [p for p in str(shared).split(",") if p]
-            )
-            relevant = [
-                n for n in names if isinstance(n, str) and n.split(".")[0] in component.attributes
-            ]
-            if isinstance(shared, Mapping):
-                part = {n: shared[n] for n in relevant}
-                merged.update(self.populate(component, part))
+                part = self._populate_all(component)
+            elif nested_as_paths and isinstance(shared, Mapping):
+                part = self._populate_tree(component, shared)
             else:
-                merged.update(self._populate_paths(component, relevant))
-        return merged
+                part = self.populate(component, shared)
+            on[uid] = ComponentPopulate(populate=part)
+        if not any(spec.populate for spec in on.values()):
+            return DynamicZonePopulate()
+        return DynamicZonePopulate(on=on)
 
     def _children(self, model: Model, value: Any, nested_as_paths: bool) -> Populate:
         if value is None:
@@ -747,9 +806,6 @@ class QueryParser:
         offset = 0
         if "limit" in spec or "start" in spec:  # what Strapi applies inside a populate
             pagination = self.pagination({k: spec[k] for k in ("limit", "start") if k in spec})
-            limit, offset = pagination.limit, pagination.offset
-        elif "pagination" in spec:
-            pagination = self.pagination(spec["pagination"])
             limit, offset = pagination.limit, pagination.offset
         count = "count" in spec and loose_boolean(spec["count"])
         return RelationPopulate(

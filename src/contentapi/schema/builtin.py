@@ -12,8 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from contentapi.schema.custom_fields import CustomFields
+from contentapi.schema.extensions import UserExtension, extend_user
 from contentapi.schema.model import ContentType
-from contentapi.schema.validate import parse_content_type
+from contentapi.schema.validate import ModelError, parse_content_type
 
 __all__ = [
     "BUILTIN_DOCUMENTS",
@@ -163,15 +165,30 @@ BUILTIN_DOCUMENTS: dict[str, dict[str, Any]] = {
 }
 
 
-def builtin_types() -> list[ContentType]:
-    """The plugin's content types (their documents are known to be valid)."""
+def builtin_types(
+    user_extension: UserExtension | None = None, *, custom_fields: CustomFields | None = None
+) -> tuple[list[ContentType], list[ModelError]]:
+    """The plugins' content types, the user as the project's extension makes it (its
+    attributes may use ``custom_fields``).
+
+    The plugins' own documents are known to be valid; the problems returned are the
+    extension's, each naming its file (the user is then parsed without the attributes at fault,
+    so that the other models are still checked against it).
+    """
     found: list[ContentType] = []
+    errors: list[ModelError] = []
     for uid, document in BUILTIN_DOCUMENTS.items():
         singular = document["info"]["singularName"]
-        parsed, errors = parse_content_type(
-            document, Path(f"<users-permissions>/{singular}.json"), singular, uid=uid
+        source = Path(f"<users-permissions>/{singular}.json")
+        if uid == USER_UID and user_extension is not None:
+            document, problems = extend_user(document, user_extension)
+            errors.extend(problems)
+            source = user_extension.source
+        parsed, problems = parse_content_type(
+            document, source, singular, uid=uid, custom_fields=custom_fields
         )
-        if errors or parsed is None:  # pragma: no cover - a bug in the documents above
-            raise RuntimeError("; ".join(str(e) for e in errors))
+        if parsed is None:  # pragma: no cover - the header is checked by extend_user
+            raise RuntimeError("; ".join(str(e) for e in problems))
+        errors.extend(problems)
         found.append(parsed)
-    return found
+    return found, errors

@@ -1,27 +1,33 @@
 """Read the models folder into a validated ``Registry``.
 
-``content-types/<singularName>.json`` are content types; ``content-types/components/
-<category>/<name>.json`` are components. Any problem in any file raises ``ModelErrors``
-listing all of them, each naming its file and attribute.
+The folder is in contentapi's layout or a Strapi project's (``schema/sources.py`` resolves
+which files are models); the users-permissions user extension found there is merged into the
+built-in user (``schema/extensions.py``). Any problem in any file raises ``ModelErrors`` listing
+all of them, each naming its file and attribute.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from contentapi.schema.builtin import builtin_types
+from contentapi.schema.custom_fields import CustomFields
+from contentapi.schema.extensions import read_user_extension
 from contentapi.schema.model import Component, ContentType
 from contentapi.schema.registry import Registry
+from contentapi.schema.sources import ModelSources, resolve_sources
 from contentapi.schema.validate import (
     ModelError,
     ModelErrors,
     check_references,
+    inverse_notes,
     parse_component,
     parse_content_type,
 )
 
-__all__ = ["load_registry"]
+__all__ = ["load_registry", "resolve_sources"]
 
 
 def _read_json(path: Path, errors: list[ModelError]) -> object | None:
@@ -32,35 +38,79 @@ def _read_json(path: Path, errors: list[ModelError]) -> object | None:
         return None
 
 
-def load_registry(folder: Path) -> Registry:
-    """Load, validate and index every model in ``folder``."""
-    if not folder.is_dir():
+def load_registry(
+    folder: Path | ModelSources, custom_fields: CustomFields | None = None
+) -> Registry:
+    """Load, validate and index every model of ``folder`` (or of sources already resolved);
+    ``custom_fields``: the custom fields the models may use (default: the known ones)."""
+    if isinstance(folder, ModelSources):
+        sources = folder
+    elif not folder.is_dir():
         raise ModelErrors([ModelError(folder, None, "the models folder does not exist")])
-    errors: list[ModelError] = []
+    else:
+        sources = resolve_sources(folder)
+    fields = custom_fields if custom_fields is not None else CustomFields.known()
+    strapi = sources.layout == "strapi"
+    errors: list[ModelError] = [
+        ModelError(file.path, None, file.reason) for file in sources.unreadable
+    ]
     content_types: list[ContentType] = []
     components: list[Component] = []
     #: per model uid, the attributes reported invalid (left out of the model)
     broken: dict[str, set[str]] = {}
-    for path in sorted(folder.glob("*.json")):
-        doc = _read_json(path, errors)
+    for file in sources.content_types:
+        doc = _read_json(file.path, errors)
         if doc is None:
             continue
-        content_type, problems = parse_content_type(doc, path, path.stem)
+        content_type, problems = parse_content_type(
+            doc,
+            file.path,
+            file.name,
+            api_uid=file.uid,
+            name_from="its folder name" if strapi else "the file name",
+            # Strapi's default table is the singular name (core/domain/content-type)
+            default_table=file.name if strapi else None,
+            custom_fields=fields,
+        )
         errors.extend(problems)
         if content_type is not None:
             content_types.append(content_type)
             broken[content_type.uid] = {p.attribute for p in problems if p.attribute}
-    for path in sorted((folder / "components").glob("*/*.json")):
-        doc = _read_json(path, errors)
+    for component_file in sources.components:
+        doc = _read_json(component_file.path, errors)
         if doc is None:
             continue
-        component, problems = parse_component(doc, path, path.parent.name, path.stem)
+        component, problems = parse_component(
+            doc,
+            component_file.path,
+            component_file.category,
+            component_file.name,
+            custom_fields=fields,
+        )
         errors.extend(problems)
         if component is not None:
             components.append(component)
             broken[component.uid] = {p.attribute for p in problems if p.attribute}
-    content_types.extend(builtin_types())
+    builtin, problems = builtin_types(
+        read_user_extension(sources.user_extension, errors), custom_fields=fields
+    )
+    errors.extend(problems)
+    for content_type in builtin:
+        broken[content_type.uid] = {
+            p.attribute for p in problems if p.attribute and p.source == content_type.source
+        }
+    content_types.extend(builtin)
     errors.extend(check_references(content_types, components, broken))
     if errors:
         raise ModelErrors(errors)
-    return Registry.build(content_types, components)
+    warnings, unlinked = inverse_notes(content_types)
+    content_types = [_without(ct, unlinked.get(ct.uid, set())) for ct in content_types]
+    return Registry.build(content_types, components, warnings=warnings)
+
+
+def _without(content_type: ContentType, names: set[str]) -> ContentType:
+    """``content_type`` without the attributes ``names`` (relations that hold nothing)."""
+    if not names:
+        return content_type
+    kept = {name: a for name, a in content_type.attributes.items() if name not in names}
+    return replace(content_type, attributes=kept)

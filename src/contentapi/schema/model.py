@@ -48,6 +48,7 @@ SCALAR_TYPES = frozenset(
         "boolean",
         "array",
         "json",
+        "blocks",
     }
 )
 
@@ -74,6 +75,8 @@ class ScalarAttribute:
     localized: bool = True
     #: ``pluginOptions.contentapi.index``: a database index on the column (db/tables.py)
     indexed: bool = False
+    #: the custom field's uid (``"type": "customField"``) whose underlying type is ``type``
+    custom_field: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

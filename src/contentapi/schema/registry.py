@@ -13,6 +13,7 @@ from types import MappingProxyType
 
 from contentapi.schema.model import Component, ContentType, Model, RelationAttribute, RelationLink
 from contentapi.schema.naming import link_table, snake_case
+from contentapi.schema.validate import ModelError
 
 __all__ = ["Registry"]
 
@@ -25,10 +26,17 @@ class Registry:
     components: Mapping[str, Component]
     by_plural: Mapping[str, ContentType]
     by_singular: Mapping[str, ContentType]
+    #: what loading the models accepted as Strapi does but a user should know
+    #: (``schema/validate.py``'s ``inverse_notes``); ``contentapi check`` prints them
+    warnings: tuple[ModelError, ...] = ()
 
     @classmethod
     def build(
-        cls, content_types: Iterable[ContentType], components: Iterable[Component]
+        cls,
+        content_types: Iterable[ContentType],
+        components: Iterable[Component],
+        *,
+        warnings: Iterable[ModelError] = (),
     ) -> Registry:
         """Resolve relation storage and index the models (models must already be valid)."""
         types = {ct.uid: ct for ct in content_types}
@@ -41,6 +49,7 @@ class Registry:
             components=MappingProxyType(comps),
             by_plural=MappingProxyType({ct.plural_name: ct for ct in types.values()}),
             by_singular=MappingProxyType({ct.singular_name: ct for ct in types.values()}),
+            warnings=tuple(warnings),
         )
 
     def model(self, uid: str) -> Model:

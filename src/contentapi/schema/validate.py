@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from contentapi.schema.custom_fields import CustomFields
 from contentapi.schema.model import (
     SCALAR_TYPES,
     Attribute,
@@ -32,6 +33,7 @@ __all__ = [
     "ModelError",
     "ModelErrors",
     "check_references",
+    "inverse_notes",
     "parse_component",
     "parse_content_type",
 ]
@@ -72,7 +74,9 @@ RESERVED_ATTRIBUTES = frozenset(
 #: no single type's singular name (the content routes are tried first, app.py).
 RESERVED_PLURALS = frozenset({"auth", "users", "upload", "i18n", "users-permissions", "connect"})
 #: every attribute ``type`` a model may use (did-you-mean hints choose among them)
-ATTRIBUTE_TYPES = frozenset({*SCALAR_TYPES, "relation", "media", "component", "dynamiczone"})
+ATTRIBUTE_TYPES = frozenset(
+    {*SCALAR_TYPES, "relation", "media", "component", "dynamiczone", "customField"}
+)
 NUMERIC_TYPES = frozenset({"integer", "biginteger", "float", "decimal"})
 STRING_TYPES = frozenset({"string", "text", "richtext", "email", "password", "uid", "enumeration"})
 #: types whose columns may carry an index (``pluginOptions.contentapi.index``): long text,
@@ -133,7 +137,12 @@ def _number(value: Any) -> bool:
 
 
 def _parse_attribute(
-    name: str, spec: Any, errors: _Collector, *, in_component: bool
+    name: str,
+    spec: Any,
+    errors: _Collector,
+    *,
+    in_component: bool,
+    custom_fields: CustomFields,
 ) -> Attribute | None:
     if not ATTRIBUTE_NAME.match(name):
         errors.add(
@@ -149,11 +158,18 @@ def _parse_attribute(
     kind = spec.get("type")
     if kind == "JSON":
         kind = "json"
+    custom_field: str | None = None
+    if kind == "customField":
+        custom_field = spec.get("customField")
+        kind = _custom_field_type(name, custom_field, errors, custom_fields)
+        if kind is None:
+            return None
     localized_flag = spec.get("pluginOptions", {}).get("i18n", {}).get("localized")
     required = spec.get("required", False) is True
     private = spec.get("private", False) is True
     if kind in SCALAR_TYPES:
-        return _parse_scalar(name, kind, spec, errors, localized_flag is True or kind == "uid")
+        localized = localized_flag is True or kind == "uid"
+        return _parse_scalar(name, kind, spec, errors, localized, custom_field)
     if kind == "relation":
         return _parse_relation(name, spec, errors, in_component=in_component)
     if kind == "media":
@@ -211,6 +227,27 @@ def _parse_attribute(
     return None
 
 
+def _custom_field_type(
+    name: str, uid: Any, errors: _Collector, custom_fields: CustomFields
+) -> str | None:
+    """The type a custom field is stored as, or ``None`` after saying how to declare it."""
+    if not isinstance(uid, str) or not uid:
+        errors.add(name, "a custom field needs 'customField', its uid ('plugin::<plugin>.<name>')")
+        return None
+    field = custom_fields.get(uid)
+    if field is not None:
+        return field.type
+    hint = _close_match(uid, [known.uid for known in custom_fields])
+    errors.add(
+        name,
+        f"unknown custom field {uid!r}{hint}: declare the type its plugin stores it as (the "
+        "'type' its server's strapi.customFields.register gives), as "
+        f"CONTENTAPI_CUSTOM_FIELDS='{uid}=<type>' or in an extension's "
+        'register_custom_fields (docs/strapi-migration.md, "Custom fields")',
+    )
+    return None
+
+
 def _did_you_mean(value: Any, choices: Iterable[str]) -> str:
     """`` (did you mean 'integer'?)`` for a near miss, else ``"; use one of …"``."""
     return _close_match(value, choices) or f"; use one of {', '.join(sorted(choices))}"
@@ -240,7 +277,12 @@ def _bounds(
 
 
 def _parse_scalar(
-    name: str, kind: str, spec: Mapping[str, Any], errors: _Collector, localized: bool
+    name: str,
+    kind: str,
+    spec: Mapping[str, Any],
+    errors: _Collector,
+    localized: bool,
+    custom_field: str | None = None,
 ) -> ScalarAttribute | None:
     low, high = (None, None)
     if kind in NUMERIC_TYPES:
@@ -300,6 +342,7 @@ def _parse_scalar(
         target_field=spec.get("targetField"),
         localized=localized,
         indexed=indexed,
+        custom_field=custom_field,
     )
 
 
@@ -324,8 +367,8 @@ def _index_option(name: str, kind: str, spec: Mapping[str, Any], errors: _Collec
 
 def _default_fits(kind: str, value: Any, enum: tuple[str, ...]) -> bool:
     """A default must be a literal of the attribute's type (a callable is not a JSON value)."""
-    if value is None or kind in ("json", "array"):
-        return kind != "array" or value is None or isinstance(value, list)
+    if value is None or kind in ("json", "array", "blocks"):
+        return kind == "json" or value is None or isinstance(value, list)
     if kind == "enumeration":
         return value in enum
     if kind == "boolean":
@@ -369,7 +412,11 @@ def _parse_relation(
 
 
 def _parse_attributes(
-    doc: Mapping[str, Any], errors: _Collector, *, in_component: bool
+    doc: Mapping[str, Any],
+    errors: _Collector,
+    *,
+    in_component: bool,
+    custom_fields: CustomFields | None,
 ) -> dict[str, Attribute]:
     raw = doc.get("attributes")
     if not isinstance(raw, Mapping):
@@ -377,8 +424,11 @@ def _parse_attributes(
         return {}
     attributes: dict[str, Attribute] = {}
     columns: dict[str, str] = {}
+    fields = custom_fields if custom_fields is not None else CustomFields.known()
     for name, spec in raw.items():
-        attribute = _parse_attribute(name, spec, errors, in_component=in_component)
+        attribute = _parse_attribute(
+            name, spec, errors, in_component=in_component, custom_fields=fields
+        )
         if attribute is None:
             continue
         if isinstance(attribute, ScalarAttribute):
@@ -406,9 +456,21 @@ def _object(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
 
 
 def parse_content_type(
-    doc: Any, source: Path, expected_name: str, *, uid: str | None = None
+    doc: Any,
+    source: Path,
+    expected_name: str,
+    *,
+    uid: str | None = None,
+    api_uid: str | None = None,
+    name_from: str = "the file name",
+    default_table: str | None = None,
+    custom_fields: CustomFields | None = None,
 ) -> tuple[ContentType | None, list[ModelError]]:
-    """Parse ``content-types/<singularName>.json`` (``uid`` given: a built-in plugin model)."""
+    """Parse a content type's document. ``uid`` given: a built-in plugin model; ``api_uid``:
+    the uid its path gives it (default ``api::<singularName>.<singularName>``); ``name_from``:
+    what ``expected_name`` comes from, for the message; ``default_table``: the table without
+    ``collectionName`` (default the snake-cased plural name); ``custom_fields``: the custom
+    fields it may use (default the known ones)."""
     errors = _Collector(source)
     if not isinstance(doc, Mapping):
         errors.add(None, "a model must be a JSON object")
@@ -422,9 +484,7 @@ def parse_content_type(
         if not isinstance(value, str) or not MODEL_NAME.match(value):
             errors.add(None, f"info.{key} must be kebab-case (a-z, 0-9, '-'), not {value!r}")
     if isinstance(singular, str) and singular != expected_name:
-        errors.add(
-            None, f"info.singularName {singular!r} must match the file name {expected_name!r}"
-        )
+        errors.add(None, f"info.singularName {singular!r} must match {name_from} {expected_name!r}")
     if singular and singular == plural:
         errors.add(None, "info.singularName and info.pluralName must differ")
     if uid is None and isinstance(plural, str) and plural in RESERVED_PLURALS:
@@ -438,11 +498,13 @@ def parse_content_type(
     ):
         errors.add(None, f"info.singularName {singular!r} is reserved by the server")
     options = _object(doc, "options")
-    table = doc.get("collectionName") or (snake_case(plural) if isinstance(plural, str) else None)
+    table = doc.get("collectionName") or default_table
+    if not table and isinstance(plural, str):
+        table = snake_case(plural)
     if not isinstance(table, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", table):
         errors.add(None, f"collectionName {table!r} is not a valid table name")
     header_problems = len(errors.errors)
-    attributes = _parse_attributes(doc, errors, in_component=False)
+    attributes = _parse_attributes(doc, errors, in_component=False, custom_fields=custom_fields)
     if header_problems:
         return None, errors.errors
     # Problems in attributes only: the model is still returned, without them, so that the
@@ -453,7 +515,7 @@ def parse_content_type(
     assert isinstance(singular, str) and isinstance(plural, str) and isinstance(table, str)
     return (
         ContentType(
-            uid=uid or f"api::{singular}.{singular}",
+            uid=uid or api_uid or f"api::{singular}.{singular}",
             kind="singleType" if kind == "singleType" else "collectionType",
             table=table,
             singular_name=singular,
@@ -471,7 +533,12 @@ def parse_content_type(
 
 
 def parse_component(
-    doc: Any, source: Path, category: str, name: str
+    doc: Any,
+    source: Path,
+    category: str,
+    name: str,
+    *,
+    custom_fields: CustomFields | None = None,
 ) -> tuple[Component | None, list[ModelError]]:
     """Parse ``content-types/components/<category>/<name>.json``."""
     errors = _Collector(source)
@@ -485,7 +552,7 @@ def parse_component(
     if not isinstance(table, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", table):
         errors.add(None, f"collectionName {table!r} is not a valid table name")
     header_problems = len(errors.errors)
-    attributes = _parse_attributes(doc, errors, in_component=True)
+    attributes = _parse_attributes(doc, errors, in_component=True, custom_fields=custom_fields)
     if header_problems:
         return None, errors.errors
     info = _object(doc, "info")
@@ -562,6 +629,16 @@ def check_references(
     return errors
 
 
+#: Strapi 4.25 loads a local plugin (``src/plugins/<name>``) only when ``config/plugins.js``
+#: enables it, and registers the content types its server code exports — JavaScript that
+#: contentapi does not run, so their models are not read (docs/strapi-migration.md).
+_PLUGIN_TARGET_HINT = (
+    ": of the plugins' content types only the upload and users-permissions ones are known; "
+    "a local plugin's (src/plugins/<name>) are not read (docs/strapi-migration.md, "
+    '"A Strapi project\'s models")'
+)
+
+
 def _check_relation(
     model: ContentType | Component,
     attribute: RelationAttribute,
@@ -571,25 +648,47 @@ def _check_relation(
 ) -> None:
     target = types.get(attribute.target)
     if target is None:
-        hint = _close_match(attribute.target, types)
+        if attribute.target.startswith("plugin::"):  # a near miss among the plugins' only
+            known = [uid for uid in types if uid.startswith("plugin::")]
+            hint = _close_match(attribute.target, known) or _PLUGIN_TARGET_HINT
+        else:
+            hint = _close_match(attribute.target, types)
         add(model, attribute.name, f"relation target '{attribute.target}' does not exist{hint}")
         return
-    other_name = attribute.inversed_by or attribute.mapped_by
+    if attribute.mapped_by is not None:
+        # Strapi never reads `mappedBy`: the owner's `inversedBy` links this side (or, when no
+        # owner names it, nothing does). It loads either way; `inverse_notes` says what it did.
+        owners = _owners_of(model, attribute, target)
+        if len(owners) > 1:
+            names = ", ".join(f"'{o.name}'" for o in owners)
+            add(
+                model,
+                attribute.name,
+                f"several relations of '{target.uid}' ({names}) name it in inversedBy",
+            )
+        elif owners and INVERSE_KIND[owners[0].relation] != attribute.relation:
+            owner = owners[0]
+            add(
+                model,
+                attribute.name,
+                f"{attribute.relation} cannot pair with {owner.relation} "
+                f"'{target.uid}.{owner.name}' (expected {INVERSE_KIND[owner.relation]})",
+            )
+        return
+    other_name = attribute.inversed_by
     if other_name is None or other_name in broken.get(target.uid, set()):
         return
-    key = "inversedBy" if attribute.inversed_by else "mappedBy"
-    back_key = "mappedBy" if attribute.inversed_by else "inversedBy"
     other = target.attributes.get(other_name)
     if not isinstance(other, RelationAttribute):
-        add(model, attribute.name, f"{key} '{other_name}' is not a relation of '{target.uid}'")
+        add(model, attribute.name, f"inversedBy '{other_name}' is not a relation of '{target.uid}'")
         return
-    back = other.mapped_by if attribute.inversed_by else other.inversed_by
-    if other.target != model.uid or back != attribute.name:
+    if other.target != model.uid or other.mapped_by is None:
+        # (a `mappedBy` naming another attribute is the other side's note, as in Strapi)
         add(
             model,
             attribute.name,
-            f"{key} '{other_name}' does not point back: '{target.uid}.{other_name}' needs "
-            f"{back_key} '{attribute.name}' and target '{model.uid}'",
+            f"inversedBy '{other_name}' does not point back: '{target.uid}.{other_name}' needs "
+            f"mappedBy '{attribute.name}' and target '{model.uid}'",
         )
         return
     if INVERSE_KIND[attribute.relation] != other.relation:
@@ -599,6 +698,64 @@ def _check_relation(
             f"{attribute.relation} cannot pair with {other.relation} "
             f"'{target.uid}.{other_name}' (expected {INVERSE_KIND[attribute.relation]})",
         )
+
+
+def _owners_of(
+    model: ContentType | Component, attribute: RelationAttribute, target: ContentType
+) -> list[RelationAttribute]:
+    """The relations of ``target`` whose ``inversedBy`` names ``attribute`` of ``model``:
+    where Strapi stores a ``mappedBy`` side (its metadata never reads ``mappedBy`` itself)."""
+    return [
+        other
+        for other in target.attributes.values()
+        if isinstance(other, RelationAttribute)
+        and other.target == model.uid
+        and other.inversed_by == attribute.name
+    ]
+
+
+def inverse_notes(
+    content_types: Iterable[ContentType],
+) -> tuple[list[ModelError], dict[str, set[str]]]:
+    """Warnings for ``mappedBy`` sides (of models that passed ``check_references``) that
+    Strapi 4.25 loads silently, and the attributes that hold nothing.
+
+    - ``mappedBy`` names another attribute than the owner that names this one in its
+      ``inversedBy``: Strapi links through that owner, and so do we (a warning says what to
+      write).
+    - no owner names it: in Strapi the attribute holds nothing (populate leaves it out, a
+      write is ignored, a filter is a 500). It is left out of the model here (a warning says
+      so): unknown to populate (ignored), filters and sort (400), writes (ignored), GraphQL.
+
+    Returns the warnings and, per model uid, the attributes to leave out.
+    """
+    types = {ct.uid: ct for ct in content_types}
+    notes: list[ModelError] = []
+    unlinked: dict[str, set[str]] = {}
+    for model in types.values():
+        for attribute in model.attributes.values():
+            if not isinstance(attribute, RelationAttribute) or attribute.mapped_by is None:
+                continue
+            target = types.get(attribute.target)
+            if target is None:
+                continue
+            owners = _owners_of(model, attribute, target)
+            if len(owners) == 1 and owners[0].name != attribute.mapped_by:
+                message = (
+                    f"mappedBy '{attribute.mapped_by}' is not the relation that points back: "
+                    f"linked through '{target.uid}.{owners[0].name}' (inversedBy "
+                    f"'{attribute.name}'), as Strapi does; write mappedBy '{owners[0].name}'"
+                )
+                notes.append(ModelError(model.source, attribute.name, message))
+            elif not owners:
+                message = (
+                    f"mappedBy '{attribute.mapped_by}': no relation of '{target.uid}' names "
+                    f"'{attribute.name}' in its inversedBy, so it holds nothing (as in Strapi, "
+                    "which loads it silently); left out of the model"
+                )
+                notes.append(ModelError(model.source, attribute.name, message))
+                unlinked.setdefault(model.uid, set()).add(attribute.name)
+    return notes, unlinked
 
 
 def _component_cycle(

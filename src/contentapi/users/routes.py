@@ -66,6 +66,15 @@ def _user_query(request: Request, actor: Actor, *, listing: bool) -> ReadQuery:
     return query
 
 
+def _written_user_query(request: Request, actor: Actor) -> ReadQuery:
+    """The answer of ``POST /api/users`` and ``PUT /api/users/:id``: Strapi's ``add`` and
+    ``edit`` populate the role whatever the query string says (it is not read), and its output
+    sanitizer leaves the role out for a caller who may not find roles."""
+    runtime = _runtime(request)
+    parser = runtime.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
+    return parser.entry_query(runtime.registry.content_types[USER_UID], {"populate": "role"})
+
+
 def _user(request: Request, entry: dict[str, Any]) -> dict[str, Any]:
     runtime = _runtime(request)
     return runtime.serializer.plain(runtime.registry.content_types[USER_UID], entry)
@@ -173,7 +182,7 @@ def build_users_router(runtime: Runtime) -> APIRouter:
             actor = await require(request, f"{PLUGIN}.user.create")
             body = await read_json_object(request)
             validate_create_body(body)
-            created = await users.create(body, _user_query(request, actor, listing=False))
+            created = await users.create(body, _written_user_query(request, actor))
             return OrjsonResponse(_user(request, created), status_code=201)
         actor = await require(request, f"{PLUGIN}.user.find")
         page = await runtime.entries.find_many(USER_UID, _user_query(request, actor, listing=True))
@@ -184,13 +193,13 @@ def build_users_router(runtime: Runtime) -> APIRouter:
         action = {"PUT": "update", "DELETE": "destroy"}.get(request.method, "findOne")
         actor = await require(request, f"{PLUGIN}.user.{action}")
         parsed = parse_entry_id(user_id)
-        query = _user_query(request, actor, listing=False)
         if action == "update":
+            query = _written_user_query(request, actor)
             entry = await users.update(parsed, await read_json_object(request), query)
-        elif action == "destroy":
-            entry = await runtime.entries.delete(USER_UID, parsed, query)
+        elif action == "destroy":  # Strapi's remove: the deleted row, the query not read
+            entry = await runtime.entries.delete(USER_UID, parsed, ReadQuery())
         else:
-            found = await users.user(parsed, query)
+            found = await users.user(parsed, _user_query(request, actor, listing=False))
             if found is None:
                 raise NotFoundError()
             entry = found

@@ -23,10 +23,9 @@ from contentapi.query.ast import ReadQuery
 from contentapi.runtime import Runtime
 from contentapi.schema.builtin import USER_UID
 from contentapi.users.account_mail import AccountMail
+from contentapi.users.register_fields import pick_register_fields, register_keys
 
 __all__ = ["UsersService"]
-
-REGISTER_KEYS = frozenset({"username", "email", "password"})
 
 
 def _required_strings(body: Mapping[str, Any], names: tuple[str, ...]) -> dict[str, str]:
@@ -54,6 +53,9 @@ class UsersService:
         self.entries: EntryService = runtime.entries
         self.users = runtime.tables.entity(USER_UID)
         self.passwords = runtime.entries.passwords
+        self.register_keys = register_keys(
+            runtime.registry.content_types[USER_UID], runtime.settings.register_allowed_fields
+        )
 
     def issue(self, user_id: int) -> str:
         assert self.runtime.jwt_secret is not None
@@ -90,29 +92,29 @@ class UsersService:
     async def register(self, body: Mapping[str, Any]) -> tuple[str | None, dict[str, Any]]:
         """``POST /api/auth/local/register``, as the plugin's advanced settings say: refused
         unless ``allow_register``; the role of type ``default_role``; with
-        ``email_confirmation``, an unconfirmed user, the confirmation mail, and no JWT."""
+        ``email_confirmation``, an unconfirmed user, the confirmation mail, and no JWT.
+
+        Only the keys ``register.allowedFields`` allows are written, the others dropped
+        (``users.register_fields``); role, provider and confirmation are the flow's own."""
         async with self.runtime.database.read() as conn:
             advanced = await read_advanced(conn)
             role_id = await role_id_of_type(conn, self.runtime.tables, advanced.default_role)
         if not advanced.allow_register:
             raise RequestError("Register action is currently disabled")
-        extra = sorted(set(body) - REGISTER_KEYS)
-        if extra:  # role, confirmed, blocked, provider … are never settable by a visitor
-            raise ValidationError(f"Invalid parameters: {', '.join(extra)}")
-        values = _required_strings(body, ("username", "email", "password"))
+        picked = pick_register_fields(body, self.register_keys)
+        values = _required_strings(picked, ("username", "email", "password"))
         if role_id is None:
             raise RequestError("Impossible to find the default role")
         email = values["email"].lower()
         if await self._taken(email, values["username"], None):  # Strapi: an ApplicationError
             raise RequestError("Email or Username are already taken")
         data = {
-            "username": values["username"],
-            "email": email,
-            "password": values["password"],
-            "provider": "local",
-            "confirmed": not advanced.email_confirmation,
             "blocked": False,
+            **picked,
+            "provider": "local",
             "role": role_id,
+            "email": email,
+            "confirmed": not advanced.email_confirmation,
         }
         try:
             created = await self.entries.create(USER_UID, data)
@@ -147,8 +149,8 @@ class UsersService:
                 advanced = await read_advanced(conn)
             if advanced.email_confirmation:
                 raise RequestError("Your account email is not confirmed")
-        if row.blocked:
-            raise ValidationError("Your account has been blocked by an administrator")
+        if row.blocked:  # Strapi's ApplicationError (400; STRAPI_APPLICATION_ERROR in GraphQL)
+            raise RequestError("Your account has been blocked by an administrator")
         if stored and self.passwords.needs_rehash(values["password"], stored):
             rehashed = await asyncio.to_thread(self.passwords.hash, values["password"])
             async with self.runtime.database.write() as conn:

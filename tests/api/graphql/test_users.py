@@ -82,6 +82,45 @@ async def test_register_login_me_change_password(app, client):
     assert new["data"]["login"]["user"]["username"] == "neo"
 
 
+async def test_blocked_user_login_is_strapis_application_error(app, client, admin):
+    """Recorded from the reference Strapi 4.25: STRAPI_APPLICATION_ERROR, HTTP 200."""
+    await gql(
+        client,
+        REGISTER,
+        {"input": {"username": "blk", "email": "blk@x.io", "password": "Passw0rd!"}},
+        headers=None,
+    )
+    await client.put("/api/users/1", json={"blocked": True}, headers=admin)
+    blocked = await gql(client, LOGIN, {"identifier": "blk", "password": "Passw0rd!"}, headers=None)
+    message = "Your account has been blocked by an administrator"
+    assert blocked == {
+        "errors": [
+            {
+                "message": message,
+                "extensions": {
+                    "error": {"name": "ApplicationError", "message": message, "details": {}},
+                    "code": "STRAPI_APPLICATION_ERROR",
+                },
+            }
+        ],
+        "data": None,
+    }
+    wrong = await gql(client, LOGIN, {"identifier": "blk", "password": "wrong"}, headers=None)
+    message = "Invalid identifier or password"
+    assert wrong == {
+        "errors": [
+            {
+                "message": message,
+                "extensions": {
+                    "error": {"name": "ValidationError", "message": message, "details": {}},
+                    "code": "BAD_USER_INPUT",
+                },
+            }
+        ],
+        "data": None,
+    }
+
+
 async def test_me_without_a_user(app, client, admin):
     public = await gql(client, "{ me { id } }", headers=None)
     assert public["data"] == {"me": None}

@@ -389,6 +389,166 @@ async def test_invalid_filters_or_sort_inside_a_component_populate_are_400(api, 
     assert body["error"]["message"] == message
 
 
+async def test_dotted_paths_through_a_dynamic_zone_reach_any_depth(api):
+    # The reference Strapi 4.25 populates `blocks.author.profile` (and more segments) in every
+    # component of the zone that has `author`, as `populate[blocks][populate][author][populate]`
+    # does; FoodAdvisor's `populate=…,blocks.articles.image` is this form.
+    _, body = await api("/api/articles/1?populate=blocks.author.socials")
+    blocks = strip(body["data"]["attributes"]["blocks"])
+    assert blocks == [
+        {
+            "id": 1,
+            "__component": "blocks.quote",
+            "title": "Q1",
+            "body": "To be",
+            "author": {
+                "data": {
+                    "id": 2,
+                    "attributes": {
+                        **BOB["attributes"],
+                        "socials": [
+                            {"id": 7, "label": "Web", "url": "/w", "newTab": False},
+                            {"id": 8, "label": "Blog", "url": "/bob", "newTab": False},
+                        ],
+                    },
+                }
+            },
+        },
+        {"id": 1, "__component": "blocks.rich-text", "body": "**rich**"},
+        {"id": 1, "__component": "blocks.media"},
+    ]
+    same = [
+        (
+            "populate=localizations,cover,author.profile,blocks.author.profile",
+            "populate[localizations]=true&populate[cover]=true"
+            "&populate[author][populate]=profile"
+            "&populate[blocks][populate][author][populate]=profile",
+        ),
+        (
+            "populate[0]=blocks.author.profile&populate[1]=blocks.author.socials",
+            "populate[blocks][populate][author][populate][0]=profile"
+            "&populate[blocks][populate][author][populate][1]=socials",
+        ),
+        (
+            "populate=blocks.author,blocks.author.profile,blocks.file",
+            "populate[blocks][populate][author][populate]=profile&populate[blocks][populate][file]=*",
+        ),
+        ("populate=blocks.author.profile", "populate[blocks][populate]=author.profile"),
+    ]
+    for dotted, objects in same:
+        first, second = await api(f"/api/articles?{dotted}"), await api(f"/api/articles?{objects}")
+        assert first == second and first[0] == 200, dotted
+    _, body = await api("/api/articles/1?populate=blocks.author.profile")
+    assert body["data"]["attributes"]["blocks"][0]["author"]["data"]["attributes"]["profile"] == {
+        "data": None
+    }
+
+
+# Each query names what Strapi 4.25 ignores (checked on the reference: a name the model lacks,
+# a scalar or private attribute, a wrong case, an option it does not read, a component type
+# the zone lacks), at any depth and in every form; the answer is the one without it.
+IGNORED = [
+    ("populate=nope", ""),
+    ("populate=author,nope,Author,title,editorNotes", "populate=author"),
+    ("populate[0]=title&populate[1]=categories", "populate[0]=categories"),
+    ("populate[nope]=true&populate[author]=true", "populate[author]=true"),
+    ("populate[editorNotes]=true&populate[title]=true", ""),
+    ("populate[title][populate]=x&populate[nope][populate][x]=true", ""),
+    ("populate[nope][page]=abc", ""),
+    ("populate=author.nope,author.name", "populate=author"),
+    ("populate=author.*", "populate=author"),
+    ("populate=author.profile.nope", "populate=author.profile"),
+    ("populate=blocks.nope.x,blocks.body.x,blocks.author.nope", "populate=blocks.author"),
+    ("populate[author][nope]=1", "populate[author]=true"),
+    ("populate[author][populate][nope]=true", "populate[author]=true"),
+    ("populate[author][populate]=nope,profile", "populate[author][populate]=profile"),
+    ("populate[categories][pagination][limit]=1", "populate[categories]=true"),
+    ("populate[categories][page]=2&populate[categories][pageSize]=1", "populate[categories]=true"),
+    ("populate[categories][ordering]=x", "populate[categories]=true"),
+    ("populate[seo][nope]=true", "populate[seo]=true"),
+    ("populate[seo][populate][nope]=true", "populate[seo]=true"),
+    ("populate[seo][populate][metaTitle]=true", "populate[seo]=true"),
+    ("populate[blocks][populate]=nope,author", "populate[blocks][populate]=author"),
+    ("populate[blocks][populate][author][nope]=1", "populate[blocks][populate][author]=true"),
+    (
+        "populate[blocks][on][blocks.quote][populate][nope]=true"
+        "&populate[blocks][on][blocks.quote][populate][author]=true",
+        "populate[blocks][on][blocks.quote][populate][author]=true",
+    ),
+    (
+        "populate[blocks][on][shared.link][populate]=*&populate[blocks][on][blocks.quote]=true",
+        "populate[blocks][on][blocks.quote]=true",
+    ),
+    (
+        "populate[blocks][sort]=title&populate[blocks][on][blocks.quote][fields][0]=title",
+        "populate[blocks][on][blocks.quote][fields][0]=title",
+    ),
+    ("populate[blocks][on]", "populate[blocks]=true"),
+]
+
+
+@pytest.mark.parametrize(("query", "without"), IGNORED, ids=[c[0] for c in IGNORED])
+async def test_unknown_populate_keys_are_ignored(api, query, without):
+    answer = await api(f"/api/articles?{query}&publicationState=preview")
+    assert answer[0] == 200, answer[1]
+    assert answer == await api(f"/api/articles?{without}&publicationState=preview")
+
+
+async def test_an_on_naming_no_component_of_the_zone_empties_it(api):
+    # The reference answered `blocks: []` (it reads only the types `on` names).
+    for query in ("populate[blocks][on][shared.link][populate]=*", "populate[blocks][on]=x"):
+        status, body = await api(f"/api/articles/1?{query}")
+        assert status == 200, body
+        assert body["data"]["attributes"]["blocks"] == [], query
+
+
+# Strapi 4.25 checks `page`/`pageSize` inside a populate object (then does not apply them).
+POPULATE_PAGES = [
+    (
+        "populate[categories][page]=abc",
+        "Invalid 'page' parameter. Expected an integer > 0, received: abc",
+    ),
+    ("populate[seo][page]=0", "Invalid 'page' parameter. Expected an integer > 0, received: 0"),
+    (
+        "populate[cover][page]=1.5",
+        "Invalid 'page' parameter. Expected an integer > 0, received: 1.5",
+    ),
+    (
+        "populate[categories][pageSize]=0",
+        "Invalid 'pageSize' parameter. Expected an integer > 0, received: undefined",
+    ),
+    (
+        "populate[categories][pageSize]=x&populate[categories][page]=2",
+        "Invalid 'pageSize' parameter. Expected an integer > 0, received: 2",
+    ),
+    (
+        "populate[blocks][page]=abc",
+        "Invalid 'page' parameter. Expected an integer > 0, received: abc",
+    ),
+    (
+        "populate[blocks][on][shared.link][page]=abc",
+        "Invalid 'page' parameter. Expected an integer > 0, received: abc",
+    ),
+    (
+        "populate[categories][page]=abc&populate[categories][limit]=1",
+        "Invalid pagination attributes. You cannot use page and offset pagination in the same "
+        "query",
+    ),
+]
+
+
+@pytest.mark.parametrize(("query", "message"), POPULATE_PAGES, ids=[c[0] for c in POPULATE_PAGES])
+async def test_page_inside_a_populate_is_checked_as_strapi_does(api, query, message):
+    status, body = await api(f"/api/articles?filters[title][$eq]=none&{query}")
+    assert status == 400, body
+    assert body["error"] == {
+        "status": 400,
+        "name": "PaginationError",
+        "message": message,
+        "details": {},
+    }
+
+
 async def test_component_sort_ties_keep_the_stored_order(app, admin):
     """Strapi's join orders by the sort, then by the components' stored order: the reference
     answered ids 4, 2, 1, 3 for `sort=label` with the links stored as 4, 3, 2, 1 (labels a, c,

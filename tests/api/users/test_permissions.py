@@ -310,6 +310,6 @@ async def test_one_query_string_is_read_with_each_callers_rights(app, client, ad
     public = await _role(client, admin, "public")
     await _set(client, admin, public, "api::author", "author", "find", True)
     assert author_of(await client.get(query))["data"]["attributes"]["name"] == "Ann"
-    bad = "/api/articles?populate=nosuchrelation"
+    bad = "/api/articles?populate[author][fields][0]=nosuchfield"
     assert (await client.get(bad)).status_code == 400
     assert (await client.get(bad)).status_code == 400  # a failed parse is not kept

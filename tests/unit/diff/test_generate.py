@@ -63,3 +63,19 @@ def test_ids_become_natural_keys_and_number_text_counts():
         Normalizer(registry, theirs),
     )
     assert not differs.same and differs.kind == "value data.attributes.rating"
+
+
+def test_a_wildcard_in_a_like_filter_is_an_expected_difference():
+    registry = load_registry(MODELS)
+    ours, theirs = Ids(), Ids()
+    for number, title in enumerate(("a", "b"), start=1):
+        ours.add("articles", title, number)
+        theirs.add("articles", title, number)
+    literal = Query("/api/articles", {"filters": {"author": {"name": {"$eqi": "%"}}}}, "articles")
+    plain = Query("/api/articles", {"filters": {"author": {"name": {"$eqi": "x"}}}}, "articles")
+    none = Answer(200, '{"data":[],"meta":{}}')
+    both = Answer(200, '{"data":[{"id":1,"attributes":{}},{"id":2,"attributes":{}}],"meta":{}}')
+    normalizers = Normalizer(registry, ours), Normalizer(registry, theirs)
+    verdict = compare(literal, none, both, *normalizers)
+    assert verdict.expected == "on purpose: `%` and `_` match literally"
+    assert compare(plain, none, both, *normalizers).expected == ""

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from contentapi.schema import ModelErrors, load_registry
+from contentapi.schema.model import ScalarAttribute
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -105,20 +106,21 @@ INVALID = [
         "non-empty 'components'",
     ),
     (
-        "mappedBy pointing nowhere",
+        # Strapi 4.25 refuses to start too ("inversedBy attribute nothing not found target …")
+        "inversedBy pointing nowhere",
         {
-            "posts": {
+            "parent": {
                 "type": "relation",
-                "relation": "oneToMany",
+                "relation": "manyToOne",
                 "target": "api::post.post",
-                "mappedBy": "nothing",
+                "inversedBy": "nothing",
             }
         },
-        "posts",
-        "mappedBy 'nothing' is not a relation",
+        "parent",
+        "inversedBy 'nothing' is not a relation",
     ),
     (
-        "inversedBy not pointing back",
+        "inversedBy naming an owner",
         {
             "parent": {
                 "type": "relation",
@@ -126,12 +128,7 @@ INVALID = [
                 "target": "api::post.post",
                 "inversedBy": "children",
             },
-            "children": {
-                "type": "relation",
-                "relation": "oneToMany",
-                "target": "api::post.post",
-                "mappedBy": "other",
-            },
+            "children": {"type": "relation", "relation": "oneToMany", "target": "api::post.post"},
         },
         "parent",
         "does not point back",
@@ -162,6 +159,18 @@ INVALID = [
         "'min' is greater than 'max'",
     ),
     ("bad regex", {"s": {"type": "string", "regex": "("}}, "s", "invalid regex"),
+    (
+        "blocks default not a list",
+        {"body": {"type": "blocks", "default": "text"}},
+        "body",
+        "default 'text' does not fit type 'blocks'",
+    ),
+    (
+        "index on blocks",
+        {"body": {"type": "blocks", "pluginOptions": {"contentapi": {"index": True}}}},
+        "body",
+        "an attribute of type 'blocks' cannot be indexed",
+    ),
     (
         "uid target",
         {"slug": {"type": "uid", "targetField": "nothing"}},
@@ -279,3 +288,69 @@ def test_names_the_server_routes_own_are_reserved(tmp_path, kind, singular, plur
     path = _write(tmp_path, f"{singular}.json", doc)
     errors = _errors(tmp_path)
     assert any(str(path) in e and f"{reserved} is reserved" in e for e in errors), errors
+
+
+def test_blocks_attribute_is_read_with_its_options(tmp_path):
+    """Strapi 4.15+'s ``blocks`` type: a scalar attribute (one JSON column) keeping
+    ``required``, ``private`` and the i18n ``localized`` option."""
+    doc = _article(
+        body={"type": "blocks", "required": True, "pluginOptions": {"i18n": {"localized": True}}},
+        notes={"type": "blocks", "private": True, "default": []},
+    )
+    doc["pluginOptions"] = {"i18n": {"localized": True}}
+    _write(tmp_path, "post.json", doc)
+    post = load_registry(tmp_path).content_types["api::post.post"]
+    body, notes = post.attributes["body"], post.attributes["notes"]
+    assert isinstance(body, ScalarAttribute) and isinstance(notes, ScalarAttribute)
+    assert (body.type, body.column, body.required, body.localized) == ("blocks", "body", True, True)
+    assert (notes.private, notes.default, notes.localized) == (True, [], False)
+
+
+# A `mappedBy` is never read by Strapi 4.25 (its metadata links the inverse side through the
+# owner's `inversedBy`): a wrong or stale one loads there silently (checked on the reference).
+PARENT = {
+    "type": "relation",
+    "relation": "manyToOne",
+    "target": "api::post.post",
+    "inversedBy": "children",
+}
+
+
+def test_a_mapped_by_naming_another_attribute_is_linked_through_the_owner(tmp_path):
+    children = {
+        "type": "relation",
+        "relation": "oneToMany",
+        "target": "api::post.post",
+        "mappedBy": "gone",
+    }
+    path = _write(tmp_path, "post.json", _article(parent=PARENT, children=children))
+    registry = load_registry(tmp_path)
+    post = registry.content_types["api::post.post"]
+    assert post.links["children"].table == post.links["parent"].table
+    assert not post.links["children"].owner
+    assert [str(w) for w in registry.warnings] == [
+        f"{path}: attribute 'children': mappedBy 'gone' is not the relation that points back: "
+        "linked through 'api::post.post.parent' (inversedBy 'children'), as Strapi does; "
+        "write mappedBy 'parent'"
+    ]
+
+
+def test_a_mapped_by_no_owner_names_loads_and_is_left_out(tmp_path):
+    orphans = {
+        "type": "relation",
+        "relation": "oneToMany",
+        "target": "api::post.post",
+        "mappedBy": "nothing",
+    }
+    path = _write(tmp_path, "post.json", _article(orphans=orphans))
+    registry = load_registry(tmp_path)
+    assert "orphans" not in registry.content_types["api::post.post"].attributes
+    assert [str(w) for w in registry.warnings] == [
+        f"{path}: attribute 'orphans': mappedBy 'nothing': no relation of 'api::post.post' "
+        "names 'orphans' in its inversedBy, so it holds nothing (as in Strapi, which loads it "
+        "silently); left out of the model"
+    ]
+
+
+def test_the_example_models_have_no_warnings():
+    assert load_registry(ROOT / "content-types").warnings == ()
