@@ -32,10 +32,14 @@ def to_rest_filters(registry: Registry, model: Model, value: Mapping[str, Any]) 
         elif key == "not":
             if node is not None:
                 rest["$not"] = to_rest_filters(registry, model, node)
-        elif node is None:
-            continue
         else:
             target = _target(registry, model, key)
+            if node is None:
+                # Strapi: `{title: null}` is `title IS NULL` (as `{title: {eq: null}}`); a null
+                # relation or component (`{tags: null}`) is no condition
+                if target is None:
+                    rest[key] = {"$eq": None}
+                continue
             rest[key] = (
                 to_rest_filters(registry, target, node) if target is not None else _operators(node)
             )

@@ -9,8 +9,11 @@ aliases, ``@skip``/``@include``), reading each field's tag (``roles.py``):
   into the same AST the REST parser builds, through the same field-visibility rules;
 - every field also yields its part of the ``Shaper`` that writes the response.
 
-The result reads with one statement per populated attribute per level, whatever the number of
-rows: no per-parent resolvers, no DataLoader.
+An attribute selected under several aliases is read once per distinct (arguments,
+sub-selection): equal readings share one populate key, a different one gets ``name#n``
+(``ast.variant_key``) and its shaper reads that key. The result reads with one statement per
+populated reading per level, whatever the number of rows: no per-parent resolvers, no
+DataLoader. Nested arguments the parser refuses null only their field, once per parent row.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 from graphql import (
     FieldNode,
     FragmentDefinitionNode,
+    GraphQLError,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLSchema,
@@ -30,7 +34,8 @@ from graphql import (
     get_named_type,
 )
 
-from contentapi.errors import ForbiddenError, PaginationError, ValidationError
+from contentapi.errors import ApplicationError, ForbiddenError, PaginationError, ValidationError
+from contentapi.graphql.errors import format_error
 from contentapi.graphql.executor import collect_sub_fields, get_argument_values
 from contentapi.graphql.filters import to_rest_filters
 from contentapi.graphql.roles import AttributeField, custom_of, field_of, role_of
@@ -55,6 +60,7 @@ from contentapi.query.ast import (
     PopulateNode,
     RelationPopulate,
     SortKey,
+    variant_key,
 )
 from contentapi.query.parse import QueryParser
 from contentapi.schema.model import ContentType, Model, ScalarAttribute
@@ -190,9 +196,7 @@ class Planner:
             elif name == "data":
                 entity_type = get_named_type(parent.fields["data"].type)
                 assert isinstance(entity_type, GraphQLObjectType)
-                chosen = self.entity(ctx, model, entity_type, sub)
-                self._merge(result, chosen)
-                entity = chosen.shaper
+                entity = self._entity(ctx, model, entity_type, sub, result)
                 out.append((key, _entries_of_page(entity)))
             elif name == "meta":
                 result.counts = True
@@ -230,9 +234,15 @@ class Planner:
         self, ctx: PlanContext, model: Model, parent: GraphQLObjectType, nodes: list[FieldNode]
     ) -> Selection:
         """``XEntityResponse``: ``{data: entity | null}`` for one entry (or ``None``)."""
-        return self._wrapper(ctx, model, parent, nodes, many=False)
+        result = Selection()
+        result.shaper = self._wrapper(ctx, model, parent, nodes, result, many=False)
+        return result
 
     # ------------------------------------------------------------ entities
+    #
+    # Each method below returns the shaper of its part and adds what the part reads to
+    # ``reads``: the one ``Selection`` of the entries it shapes. Every alias of a level adds to
+    # the same one, so a populate key is chosen once per level (``_add_populate``).
 
     def _wrapper(
         self,
@@ -240,10 +250,10 @@ class Planner:
         model: Model,
         parent: GraphQLObjectType,
         nodes: list[FieldNode],
+        reads: Selection,
         *,
         many: bool,
-    ) -> Selection:
-        result = Selection()
+    ) -> Shaper:
         out: list[tuple[str, Shaper]] = []
         for key, sub in self._subfields(ctx, parent, nodes).items():
             name = sub[0].name.value
@@ -252,18 +262,19 @@ class Planner:
                 continue
             entity_type = get_named_type(parent.fields["data"].type)
             assert isinstance(entity_type, GraphQLObjectType)
-            chosen = self.entity(ctx, model, entity_type, sub)
-            self._merge(result, chosen)
-            entity = chosen.shaper
+            entity = self._entity(ctx, model, entity_type, sub, reads)
             out.append((key, _many(entity) if many else _one(entity)))
-        result.shaper = object_shaper(out)
-        return result
+        return object_shaper(out)
 
-    def entity(
-        self, ctx: PlanContext, model: Model, parent: GraphQLObjectType, nodes: list[FieldNode]
-    ) -> Selection:
+    def _entity(
+        self,
+        ctx: PlanContext,
+        model: Model,
+        parent: GraphQLObjectType,
+        nodes: list[FieldNode],
+        reads: Selection,
+    ) -> Shaper:
         """``XEntity``: ``id`` and ``attributes``."""
-        result = Selection()
         out: list[tuple[str, Shaper]] = []
         for key, sub in self._subfields(ctx, parent, nodes).items():
             name = sub[0].name.value
@@ -274,17 +285,15 @@ class Planner:
             elif name == "attributes" and custom_of(parent.fields[name]) is None:
                 attributes_type = get_named_type(parent.fields["attributes"].type)
                 assert isinstance(attributes_type, GraphQLObjectType)
-                chosen = self.attributes(ctx, model, attributes_type, sub)
-                self._merge(result, chosen)
-                out.append((key, nullable(chosen.shaper)))
+                attributes = self._attributes(ctx, model, attributes_type, sub, reads)
+                out.append((key, nullable(attributes)))
             else:  # a field an extension added to `XEntity` (or resolves itself)
                 ctx.deferred = True
-                self._all_scalars(model, result)
+                self._all_scalars(model, reads)
                 out.append(
                     (key, deferred_shaper(parent.fields[name], parent, sub, None, _as_entity))
                 )
-        result.shaper = object_shaper(out)
-        return result
+        return object_shaper(out)
 
     @staticmethod
     def _all_scalars(model: Model, into: Selection) -> None:
@@ -294,11 +303,15 @@ class Planner:
             if readable and attribute.name not in into.fields:
                 into.fields.append(attribute.name)
 
-    def attributes(
-        self, ctx: PlanContext, model: Model, parent: GraphQLObjectType, nodes: list[FieldNode]
-    ) -> Selection:
+    def _attributes(
+        self,
+        ctx: PlanContext,
+        model: Model,
+        parent: GraphQLObjectType,
+        nodes: list[FieldNode],
+        reads: Selection,
+    ) -> Shaper:
         """``X`` or ``ComponentX``: scalars, relations, media, components, dynamic zones."""
-        result = Selection()
         out: list[tuple[str, Shaper]] = []
         for key, sub in self._subfields(ctx, parent, nodes).items():
             name = sub[0].name.value
@@ -312,15 +325,14 @@ class Planner:
                 # an extension's field, or a generated one it resolves or wraps: resolved
                 # after the compiled pass, with the whole entry as its parent
                 ctx.deferred = True
-                self._all_scalars(model, result)
+                self._all_scalars(model, reads)
                 computed = None
                 if tag is not None and custom is not None and custom.resolver is None:
-                    computed = self._attribute(ctx, model, parent, name, tag, sub, result)
+                    computed = self._attribute(ctx, model, parent, name, tag, sub, reads)
                 out.append((key, deferred_shaper(definition, parent, sub, computed)))
                 continue
-            out.append((key, self._attribute(ctx, model, parent, name, tag, sub, result)))
-        result.shaper = object_shaper(out)
-        return result
+            out.append((key, self._attribute(ctx, model, parent, name, tag, sub, reads)))
+        return object_shaper(out)
 
     def _attribute(
         self,
@@ -330,18 +342,17 @@ class Planner:
         name: str,
         tag: AttributeField,
         nodes: list[FieldNode],
-        result: Selection,
+        reads: Selection,
     ) -> Shaper:
-        """One generated attribute field: what it reads (into ``result``) and its shaper."""
+        """One generated attribute field: what it reads (into ``reads``) and its shaper."""
         non_null = isinstance(parent.fields[name].type, GraphQLNonNull)
         if tag.kind in ("scalar", "id"):
-            if tag.kind == "scalar" and name not in result.fields:
-                result.fields.append(name)
+            if tag.kind == "scalar" and name not in reads.fields:
+                reads.fields.append(name)
             render = scalar_renderer("id" if tag.kind == "id" else tag.value_type)
             return scalar_shaper(name, render, non_null, parent.name, name)
-        node, shaper = self._populated(ctx, model, parent, name, tag.kind, nodes)
-        if node is not None:
-            self._add_populate(result, name, node)
+        node, shaper_at = self._populated(ctx, model, parent, name, tag.kind, nodes)
+        shaper = shaper_at(name if node is None else self._add_populate(reads, name, node))
         if non_null:
             shaper = _required(shaper, parent.name, name)
         return shaper
@@ -354,7 +365,9 @@ class Planner:
         name: str,
         kind: str,
         nodes: list[FieldNode],
-    ) -> tuple[PopulateNode | None, Shaper]:
+    ) -> tuple[PopulateNode | None, Callable[[str], Shaper]]:
+        """What a relation, media, component or zone field reads, and its shaper given the
+        populate key its values will be found under."""
         definition = parent.fields[name]
         tag = field_of(definition)
         assert tag is not None
@@ -363,78 +376,96 @@ class Planner:
         if kind in ("relation", "localizations"):
             target = self.registry.content_types[tag.target]
             if kind == "relation" and not ctx.may_find(target.uid):
-                return None, _forbidden
+                return None, lambda key: _forbidden
             assert isinstance(inner, GraphQLObjectType)
-            chosen = self._wrapper(ctx, target, inner, nodes, many=tag.to_many)
+            if tag.to_many:
+                try:
+                    filters, sort, bounds = self._list_arguments(ctx, target, arguments)
+                except ApplicationError as error:
+                    return None, _failing(error)
+            reads = Selection()
+            wrapper = self._wrapper(ctx, target, inner, nodes, reads, many=tag.to_many)
             populate = RelationPopulate(
-                fields=tuple(chosen.fields),
-                populate=chosen.populate,
+                fields=tuple(reads.fields),
+                populate=reads.populate,
                 publication_state=arguments.get("publicationState", "live"),
             )
             if tag.to_many:
-                bounds = self.window(arguments.get("pagination"))
                 populate = RelationPopulate(
                     fields=populate.fields,
                     populate=populate.populate,
                     publication_state=populate.publication_state,
-                    filters=self.filters(ctx, target, arguments.get("filters")),
-                    sort=self.sort(ctx, target, arguments.get("sort")),
+                    filters=filters,
+                    sort=sort,
                     limit=bounds.limit,
                     offset=bounds.start,
                 )
-            return populate, nullable(_value_of(name, chosen.shaper))
+            return populate, lambda key: nullable(_value_of(key, wrapper))
         if kind == "media":
             files = self.registry.content_types[tag.target]
             assert isinstance(inner, GraphQLObjectType)
-            chosen = self._wrapper(ctx, files, inner, nodes, many=tag.to_many)
-            if chosen.populate:
+            reads = Selection()
+            wrapper = self._wrapper(ctx, files, inner, nodes, reads, many=tag.to_many)
+            if reads.populate:
                 raise ValidationError(f"Relations of files cannot be selected under {name}")
-            getter = _value_of(name, chosen.shaper)
-            if tag.to_many:
-                self._refuse_list_arguments(name, arguments)
-                getter = _sliced_wrapper(
-                    name, self.window(arguments.get("pagination")), chosen.shaper
+            if not tag.to_many:
+                return MediaPopulate(tuple(reads.fields)), lambda key: nullable(
+                    _value_of(key, wrapper)
                 )
-            return MediaPopulate(tuple(chosen.fields)), nullable(getter)
+            # Strapi's association resolver: the files filtered and sorted (in SQL, per
+            # level), then each parent's page cut here (10 per parent by default)
+            try:
+                filters, sort, bounds = self._list_arguments(ctx, files, arguments)
+            except ApplicationError as error:
+                return None, _failing(error)
+            media = MediaPopulate(tuple(reads.fields), filters=filters, sort=sort)
+            return media, lambda key: nullable(_sliced_wrapper(key, bounds, wrapper))
         if kind == "component":
             component = self.registry.components[tag.target]
             assert isinstance(inner, GraphQLObjectType)
-            chosen = self.attributes(ctx, component, inner, nodes)
-            node = ComponentPopulate(tuple(chosen.fields), chosen.populate)
-            item = chosen.shaper
+            reads = Selection()
+            item = self._attributes(ctx, component, inner, nodes, reads)
             if not tag.to_many:
-                single = _value_of(name, lambda v, errors: None if v is None else item(v, errors))
-                return node, nullable(single)
-            self._refuse_list_arguments(name, arguments)
-            return node, nullable(
-                _sliced_items(name, self.window(arguments.get("pagination")), item)
-            )
+                node = ComponentPopulate(tuple(reads.fields), reads.populate)
+                return node, lambda key: nullable(
+                    _value_of(key, lambda v, errors: None if v is None else item(v, errors))
+                )
+            # Strapi's component resolver: the items filtered and sorted (in SQL, per level),
+            # then each parent's page cut here (10 per parent by default)
+            try:
+                filters, sort, bounds = self._list_arguments(ctx, component, arguments)
+            except ApplicationError as error:
+                return None, _failing(error)
+            node = ComponentPopulate(tuple(reads.fields), reads.populate, filters, sort)
+            return node, lambda key: nullable(_sliced_items(key, bounds, item))
         if kind == "morph":
-            return self._morph(ctx, name, inner, nodes)
-        return self._zone(ctx, model, name, inner, nodes)
+            on, shapers = self._members(ctx, inner, nodes)
+            return MorphPopulate(on=on), lambda key: nullable(
+                _items_by_type(key, shapers, "__type")
+            )
+        # a dynamic zone: every component populated; each item shaped by its own type
+        on, shapers = self._members(ctx, inner, nodes)
+        return DynamicZonePopulate(on=on), lambda key: nullable(
+            _items_by_type(key, shapers, "__component")
+        )
 
-    def _morph(
-        self, ctx: PlanContext, name: str, union: Any, nodes: list[FieldNode]
-    ) -> tuple[PopulateNode, Shaper]:
-        """``UploadFile.related``: the entries and components a file is attached to, each shaped
-        as its own ``GenericMorph`` member. Entries of types the caller may not ``find`` are
-        left out (as REST populate leaves them out)."""
-        on, shapers = self._members(ctx, union, nodes)
-        return MorphPopulate(on=on), nullable(_items_by_type(name, shapers, "__type"))
-
-    def _zone(
-        self, ctx: PlanContext, model: Model, name: str, union: Any, nodes: list[FieldNode]
-    ) -> tuple[PopulateNode, Shaper]:
-        """A dynamic zone: every component populated; each item shaped by its own type."""
-        on, shapers = self._members(ctx, union, nodes)
-        return DynamicZonePopulate(on=on), nullable(_items_by_type(name, shapers, "__component"))
+    def _list_arguments(
+        self, ctx: PlanContext, model: Model, arguments: Mapping[str, Any]
+    ) -> tuple[Filter | None, tuple[SortKey, ...], Window]:
+        """A nested list's ``pagination``, ``filters`` and ``sort`` (checked in that order,
+        as Strapi's resolver transforms, then validates them)."""
+        bounds = self.window(arguments.get("pagination"))
+        filters = self.filters(ctx, model, arguments.get("filters"))
+        return filters, self.sort(ctx, model, arguments.get("sort")), bounds
 
     def _members(
         self, ctx: PlanContext, union: Any, nodes: list[FieldNode]
     ) -> tuple[dict[str, ComponentPopulate], dict[str, Shaper]]:
-        """Per member model of a union: what to read of it and its shaper. Members without a
+        """Per member model of a union (a dynamic zone's components; ``UploadFile.related``,
+        where a file is attached): what to read of it and its shaper. Members without a
         model (a zone's ``Error``, ``I18NLocale`` among a file's related) are never read, nor
-        are entries of types the caller may not ``find``."""
+        are entries of types the caller may not ``find`` (left out, as REST populate leaves
+        them out)."""
         assert isinstance(union, GraphQLUnionType)
         on: dict[str, ComponentPopulate] = {}
         shapers: dict[str, Shaper] = {}
@@ -445,36 +476,29 @@ class Planner:
             related = role.model
             if isinstance(related, ContentType) and not ctx.may_find(related.uid):
                 continue
-            chosen = self.attributes(ctx, related, member, nodes)
-            on[related.uid] = ComponentPopulate(tuple(chosen.fields), chosen.populate)
-            shapers[related.uid] = chosen.shaper
+            reads = Selection()
+            shapers[related.uid] = self._attributes(ctx, related, member, nodes, reads)
+            on[related.uid] = ComponentPopulate(tuple(reads.fields), reads.populate)
         return on, shapers
 
-    @staticmethod
-    def _refuse_list_arguments(name: str, arguments: Mapping[str, Any]) -> None:
-        """Filters and sort inside media lists and repeatable components are not supported:
-        say so rather than ignore them (pagination is applied)."""
-        for argument in ("filters", "sort"):
-            if arguments.get(argument):
-                raise ValidationError(f"{argument} is not supported on {name}")
-
-    # ------------------------------------------------------------ merging
-
-    def _merge(self, into: Selection, other: Selection) -> None:
-        for name in other.fields:
-            if name not in into.fields:
-                into.fields.append(name)
-        for name, node in other.populate.items():
-            self._add_populate(into, name, node)
+    # ------------------------------------------------------------ populate keys
 
     @staticmethod
-    def _add_populate(into: Selection, name: str, node: PopulateNode) -> None:
-        existing = into.populate.get(name)
-        if existing is not None and existing != node:
-            raise ValidationError(
-                f"{name} is selected more than once with different arguments or fields"
-            )
-        into.populate[name] = node
+    def _add_populate(reads: Selection, name: str, node: PopulateNode) -> str:
+        """The populate key ``node`` is read under: ``name``, or the key of an equal reading
+        already planned at this level (aliases with the same arguments and sub-fields are read
+        once), or a new ``name#n`` (an alias with other ones: graphql-js allows it, and each
+        distinct reading is one more statement per level, never per row)."""
+        number = 0
+        while True:
+            key = variant_key(name, number)
+            existing = reads.populate.get(key)
+            if existing is None:
+                reads.populate[key] = node
+                return key
+            if existing == node:
+                return key
+            number += 1
 
 
 def _items_by_type(name: str, shapers: dict[str, Shaper], type_key: str) -> Shaper:
@@ -519,6 +543,18 @@ def _one(entity: Shaper) -> Shaper:
 def _forbidden(entry: Any, errors: ShapeErrors) -> None:
     errors.append(forbidden_error())
     return None
+
+
+def _failing(error: ApplicationError) -> Callable[[str], Shaper]:
+    """A nested field whose arguments are refused: ``null`` with the error once per parent
+    row, as Strapi's per-row resolver answers (the rest of the answer stands)."""
+    formatted = format_error(GraphQLError(error.message, original_error=error))
+
+    def failing(entry: Any, errors: ShapeErrors) -> None:
+        errors.append(formatted)
+        return None
+
+    return lambda key: failing
 
 
 def _value_of(name: str, shaper: Shaper) -> Shaper:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 __all__ = [
+    "VARIANT_MARK",
     "And",
     "Comparison",
     "ComponentPopulate",
@@ -30,6 +31,8 @@ __all__ = [
     "RelationPopulate",
     "SortKey",
     "Through",
+    "attribute_of",
+    "variant_key",
 ]
 
 PublicationState = Literal["live", "preview"]
@@ -145,7 +148,12 @@ class RelationPopulate:
 
 @dataclass(frozen=True, slots=True)
 class MediaPopulate:
+    """Populate a media attribute: the files' ``fields``; ``filters`` leave out the files that
+    do not match, ``sort`` orders a media list (ties, and no sort: the order attached)."""
+
     fields: tuple[str, ...] | None = None
+    filters: Filter | None = None
+    sort: tuple[SortKey, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +161,8 @@ class ComponentPopulate:
     """Populate a component attribute; ``populate`` applies to the component's own attributes.
 
     ``filters`` leave out the component rows that do not match (a single component becomes
-    ``null``); ``sort`` orders a repeatable component's rows (otherwise their stored order).
+    ``null``); ``sort`` orders a repeatable component's rows (ties, and no sort: their stored
+    order, as Strapi's join order follows the sort).
     """
 
     fields: tuple[str, ...] | None = None
@@ -184,7 +193,22 @@ class MorphPopulate:
 PopulateNode = (
     RelationPopulate | MediaPopulate | ComponentPopulate | DynamicZonePopulate | MorphPopulate
 )
+#: populate keys: an attribute's name, or ``name#n`` for another reading of the same attribute
+#: (GraphQL aliases with other arguments or sub-fields), attached to the entries under that key
 Populate = dict[str, PopulateNode]
+
+#: separates an attribute's name from a variant's number in a populate key (never in a name)
+VARIANT_MARK = "#"
+
+
+def variant_key(name: str, number: int) -> str:
+    """The populate key of the ``number``-th further reading of attribute ``name``."""
+    return name if number == 0 else f"{name}{VARIANT_MARK}{number}"
+
+
+def attribute_of(key: str) -> str:
+    """The attribute a populate key reads (``tags#1`` → ``tags``)."""
+    return key.partition(VARIANT_MARK)[0]
 
 
 @dataclass(frozen=True, slots=True)

@@ -194,6 +194,13 @@ class Compiler:
         self, model: Model, table: FromClause, keys: Sequence[SortKey]
     ) -> list[UnaryExpression[Any]]:
         """ORDER BY terms for ``keys``, always ending with the primary key."""
+        return [*self.sort_terms(model, table, keys), table.c.id.asc()]
+
+    def sort_terms(
+        self, model: Model, table: FromClause, keys: Sequence[SortKey]
+    ) -> list[UnaryExpression[Any]]:
+        """ORDER BY terms for ``keys`` alone, for a caller that breaks ties its own way
+        (populated components and media: by their attached order, as Strapi's join does)."""
         terms: list[UnaryExpression[Any]] = []
         for key in keys:
             if key.path:
@@ -203,7 +210,6 @@ class Compiler:
             terms.append(
                 expression.desc().nulls_first() if key.descending else expression.asc().nulls_last()
             )
-        terms.append(table.c.id.asc())
         return terms
 
     def _related_value(self, model: Model, outer: FromClause, key: SortKey) -> Any:

@@ -464,12 +464,17 @@ class QueryParser:
             elif key.startswith("$"):
                 raise invalid_parameter(key)
             else:
-                items.append(self._attribute_filter(model, key, node, where))
+                condition = self._attribute_filter(model, key, node, where)
+                if condition is not None:
+                    items.append(condition)
         if not items:
             return None
         return items[0] if len(items) == 1 else And(tuple(items))
 
-    def _attribute_filter(self, model: Model, name: str, node: Any, where: str) -> Filter:
+    def _attribute_filter(self, model: Model, name: str, node: Any, where: str) -> Filter | None:
+        """The condition on attribute ``name``; ``None`` for an empty one (``{}``, or only
+        empty ``$and``/``$or``/``$not``): Strapi leaves it out, as if it were not there —
+        GraphQL's ``{tags: {}}`` and ``{title: {}}`` filter nothing (qs never yields ``{}``)."""
         attribute = model.attributes.get(name)
         if isinstance(attribute, MediaAttribute | DynamicZoneAttribute):
             # The spec's filter rule 3: no filters through media or dynamic zones.
@@ -494,26 +499,34 @@ class QueryParser:
         conditions: list[Filter] = []
         for operator, value in node.items():
             if operator in LOGICAL:
-                conditions.append(self._logical_on_field(model, name, operator, value, where))
+                logical = self._logical_on_field(model, name, operator, value, where)
+                if logical is not None:
+                    conditions.append(logical)
                 continue
             conditions.append(self._comparison(field.column, field.kind, operator, value, where))
         if not conditions:
-            raise ValidationError(f"Invalid filter at {where}: no operator")
+            return None
         return conditions[0] if len(conditions) == 1 else And(tuple(conditions))
 
     def _logical_on_field(
         self, model: Model, name: str, operator: str, value: Any, where: str
-    ) -> Filter:
+    ) -> Filter | None:
         """``filters[title][$not][$eq]=x`` and ``filters[title][$or][0][$eq]=x``."""
         if operator == "$not":
-            return Not(self._attribute_filter(model, name, value, f"{where}.$not"))
-        parts = tuple(
+            inner = self._attribute_filter(model, name, value, f"{where}.$not")
+            return None if inner is None else Not(inner)
+        found = (
             self._attribute_filter(model, name, item, f"{where}.{operator}")
             for item in _as_list(value)
         )
+        parts = tuple(part for part in found if part is not None)
+        if not parts:
+            return None
         return And(parts) if operator == "$and" else Or(parts)
 
-    def _through(self, model: Model, name: str, target: Model, node: Any, where: str) -> Filter:
+    def _through(
+        self, model: Model, name: str, target: Model, node: Any, where: str
+    ) -> Filter | None:
         """A deep filter through a relation or a component: an ``EXISTS`` on ``target``."""
         if not isinstance(node, Mapping):
             # `filters[author]=3` / `filters[categories][0]=1`: the related entries' ids.
@@ -526,7 +539,10 @@ class QueryParser:
             # `[author][$null]=true`, `[categories][id][$null]=true`: Strapi's LEFT JOIN finds
             # the entries without any related entry (or, negated, with at least one).
             return Through(model.uid, name, target.uid, None, negated=emptiness)
-        return Through(model.uid, name, target.uid, self._filters(target, node, where))
+        inner = self._filters(target, node, where)
+        if inner is None:  # `{tags: {}}`: no condition at all, not "has a related entry"
+            return None
+        return Through(model.uid, name, target.uid, inner)
 
     def _comparison(self, column: str, kind: str, operator: str, value: Any, where: str) -> Filter:
         spec = OPERATORS.get(operator)
@@ -774,8 +790,13 @@ class QueryParser:
             assert isinstance(target, ContentType)
             return self._relation_node(target, spec, nested_as_paths)
         if isinstance(attribute, MediaAttribute):
+            # Strapi loads media as a relation to files: `filters` and `sort` apply to them
             files = self.registry.content_types[FILE_UID]
-            return MediaPopulate(self.fields(files, spec["fields"]) if "fields" in spec else None)
+            return MediaPopulate(
+                self.fields(files, spec["fields"]) if "fields" in spec else None,
+                self._populate_filters(files, spec),
+                self.sort(files, spec["sort"]) if "sort" in spec else (),
+            )
         if isinstance(attribute, ComponentAttribute):
             component = self.registry.components[attribute.component]
             return ComponentPopulate(

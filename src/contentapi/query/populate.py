@@ -47,6 +47,7 @@ from contentapi.query.ast import (
     MorphPopulate,
     Populate,
     RelationPopulate,
+    attribute_of,
 )
 from contentapi.query.compile import Compiler, localizations_link
 from contentapi.query.fields import readable_names, scalar_field
@@ -256,6 +257,7 @@ class Populator:
     ) -> _RelationParts:
         """What reading a populated relation joins, keeps and orders by (for the parent ids
         bound as ``ids``); ``_relation_statement`` and ``_relations_together`` build on it."""
+        name = attribute_of(name)  # the key may name another reading of the attribute
         if name == LOCALIZATIONS:
             assert isinstance(model, ContentType)
             link = localizations_link(self.tables, model)
@@ -351,7 +353,7 @@ class Populator:
         if self.compiler.dialect != "postgresql" or len(nodes) < 2:
             return None
         for name, node in nodes.items():
-            if node.count or name == LOCALIZATIONS:
+            if node.count or attribute_of(name) == LOCALIZATIONS:
                 return None
         key = (
             "relations together",
@@ -521,36 +523,70 @@ class Populator:
         entries: Sequence[Entry],
         ids: list[int],
     ) -> None:
+        """All media of a level in one statement; a media list that filters or sorts its files
+        (GraphQL's ``gallery(filters:, sort:)``) in one more of its own. Per level, never per
+        row: each parent's page is cut by the shaper."""
         files, morphs = self.tables.files, self.tables.file_morphs
         assert files is not None and morphs is not None
-        key = ("media", model.uid, tuple(media))
-        statement = self._statements.get(key)
-        if statement is None:  # built once per model and media fields; the ids are bound
-            statement = self._keep(
-                key,
-                select(morphs.c.related_id.label(_PARENT), morphs.c.field.label("__field"), files)
+        file_model = self.registry.content_types[FILE_UID]
+        grouped: dict[tuple[int, str], list[Entry]] = defaultdict(list)
+        # attribute → (populate key, columns) of each reading of it in the shared statement
+        shared: dict[str, list[tuple[str, list[tuple[str, str]]]]] = defaultdict(list)
+        for name, node in media.items():
+            columns = select_columns(file_model, node.fields)
+            if node.filters is None and not node.sort:
+                shared[attribute_of(name)].append((name, columns))
+                continue
+            statement = (
+                select(morphs.c.related_id.label(_PARENT), files)
                 .select_from(morphs.join(files, files.c.id == morphs.c.file_id))
                 .where(
-                    and_(
-                        morphs.c.related_type == model.uid,
-                        self._among(morphs.c.related_id),
-                        self._one_of(morphs.c.field, list(media)),
-                    )
+                    morphs.c.related_type == model.uid,
+                    self._among(morphs.c.related_id, ids),
+                    morphs.c.field == attribute_of(name),
+                    self.compiler.where(file_model, files, node.filters),
                 )
-                .order_by(morphs.c.order, morphs.c.id),
+                .order_by(
+                    *self.compiler.sort_terms(file_model, files, node.sort),
+                    morphs.c.order,
+                    morphs.c.id,
+                )
             )
-        file_model = self.registry.content_types[FILE_UID]
-        columns = {name: select_columns(file_model, node.fields) for name, node in media.items()}
-        grouped: dict[tuple[int, str], list[Entry]] = defaultdict(list)
-        for row in await self.kept.mappings(conn, statement, {"ids": ids}):
-            field = row["__field"]
-            grouped[(int(row[_PARENT]), field)].append(_to_entry(row, columns[field]))
+            for row in (await conn.execute(statement)).mappings():
+                grouped[(int(row[_PARENT]), name)].append(_to_entry(row, columns))
+        if shared:
+            fields = list(shared)
+            key = ("media", model.uid, tuple(fields))
+            statement = self._statements.get(key)
+            if statement is None:  # built once per model and media fields; the ids are bound
+                statement = self._keep(
+                    key,
+                    select(
+                        morphs.c.related_id.label(_PARENT), morphs.c.field.label("__field"), files
+                    )
+                    .select_from(morphs.join(files, files.c.id == morphs.c.file_id))
+                    .where(
+                        and_(
+                            morphs.c.related_type == model.uid,
+                            self._among(morphs.c.related_id),
+                            self._one_of(morphs.c.field, fields),
+                        )
+                    )
+                    .order_by(morphs.c.order, morphs.c.id),
+                )
+            for row in await self.kept.mappings(conn, statement, {"ids": ids}):
+                parent = int(row[_PARENT])
+                for name, columns in shared[row["__field"]]:
+                    grouped[(parent, name)].append(_to_entry(row, columns))
+        multiple: dict[str, bool] = {}
+        for name in media:
+            attribute = model.attributes[attribute_of(name)]
+            assert isinstance(attribute, MediaAttribute)
+            multiple[name] = attribute.multiple
         for entry in entries:
-            for name in media:
-                attribute = model.attributes[name]
-                assert isinstance(attribute, MediaAttribute)
+            for name, many in multiple.items():
                 found = grouped.get((int(entry["id"]), name), [])
-                entry[name] = found if attribute.multiple else (found[0] if found else None)
+                entry[name] = found if many else (found[0] if found else None)
 
     # ------------------------------------------------------------ morphs
 
@@ -621,19 +657,26 @@ class Populator:
     ) -> None:
         rows: dict[tuple[str, str | None, int], Any] = {}  # (uid, batch, id) → row mapping
         rank: dict[tuple[str, str | None, int], int] = {}
+        # attribute → the populate keys reading it (more than one: GraphQL aliases)
+        keys: dict[str, list[str]] = defaultdict(list)
+        for name in nodes:
+            keys[attribute_of(name)].append(name)
         together = self._components_together(model, nodes)
-        # (entity id, field, component uid, component id), in the entries' order
+        # (entity id, populate key, component uid, component id), in the entries' order
         links: list[tuple[int, str, str, int]] = []
         if together is not None:  # PostgreSQL, nothing filtered or sorted: one statement
             for entity_id, field, uid, component_id, values in await self.kept.rows(
                 conn, together, {"ids": ids}
             ):
-                if self._wanted(nodes[field], uid) and uid in self.registry.components:
-                    links.append((int(entity_id), field, uid, int(component_id)))
-                    if values is not None:
-                        rows[(uid, None, int(component_id))] = self._from_json(uid, values)
+                if uid not in self.registry.components:
+                    continue
+                for name in keys[field]:
+                    if self._wanted(nodes[name], uid):
+                        links.append((int(entity_id), name, uid, int(component_id)))
+                if values is not None:
+                    rows[(uid, None, int(component_id))] = self._from_json(uid, values)
         else:
-            join_key = ("components", model.uid, tuple(nodes))
+            join_key = ("components", model.uid, tuple(keys))
             joined = self._statements.get(join_key)
             if joined is None:  # built once per model and fields; the ids are bound
                 join = self.tables.component_joins[model.uid]
@@ -642,16 +685,17 @@ class Populator:
                     select(
                         join.c.entity_id, join.c.field, join.c.component_type, join.c.component_id
                     )
-                    .where(self._among(join.c.entity_id), self._one_of(join.c.field, list(nodes)))
+                    .where(self._among(join.c.entity_id), self._one_of(join.c.field, list(keys)))
                     .order_by(join.c.order, join.c.id),
                 )
-            links = [
-                (int(entity_id), field, uid, int(component_id))
-                for entity_id, field, uid, component_id in await self.kept.rows(
-                    conn, joined, {"ids": ids}
-                )
-                if self._wanted(nodes[field], uid) and uid in self.registry.components
-            ]
+            for entity_id, field, uid, component_id in await self.kept.rows(
+                conn, joined, {"ids": ids}
+            ):
+                if uid not in self.registry.components:
+                    continue
+                for name in keys[field]:
+                    if self._wanted(nodes[name], uid):
+                        links.append((int(entity_id), name, uid, int(component_id)))
         specs: dict[tuple[str, str], ComponentPopulate] = {}  # (field, component uid) → spec
         for _, field, uid, _ in links:
             if (field, uid) not in specs:
@@ -675,14 +719,7 @@ class Populator:
                     )
                 found = await self.kept.mappings(conn, statement, {"ids": sorted(component_ids)})
             else:
-                spec = specs[(own, uid)]
-                statement = select(table).where(self._among(table.c.id, sorted(component_ids)))
-                statement = statement.where(self.compiler.where(component, table, spec.filters))
-                if spec.sort:
-                    statement = statement.order_by(
-                        *self.compiler.order_by(component, table, spec.sort)
-                    )
-                found = [dict(row) for row in (await conn.execute(statement)).mappings()]
+                found = await self._own_batch_rows(conn, model, own, uid, specs[(own, uid)], ids)
             for position, row in enumerate(found):
                 rows[(uid, own, int(row["id"]))] = row
                 rank[(uid, own, int(row["id"]))] = position
@@ -703,7 +740,7 @@ class Populator:
         for (_, field), items in placed.items():
             node = nodes[field]
             if isinstance(node, ComponentPopulate) and node.sort:
-                attribute = model.attributes[field]
+                attribute = model.attributes[attribute_of(field)]
                 assert isinstance(attribute, ComponentAttribute)
                 uid = attribute.component
                 items.sort(key=lambda item: rank[(uid, field, int(item["id"]))])
@@ -713,12 +750,47 @@ class Populator:
                 await self.run(
                     conn, self.registry.components[uid], items, spec.populate, publication_state
                 )
+        single: dict[str, bool] = {}
+        for name in nodes:
+            attribute = model.attributes[attribute_of(name)]
+            single[name] = isinstance(attribute, ComponentAttribute) and not attribute.repeatable
         for entry in entries:
-            for name in nodes:
-                attribute = model.attributes[name]
+            for name, one in single.items():
                 items = placed.get((int(entry["id"]), name), [])
-                single = isinstance(attribute, ComponentAttribute) and not attribute.repeatable
-                entry[name] = (items[0] if items else None) if single else items
+                entry[name] = (items[0] if items else None) if one else items
+
+    async def _own_batch_rows(
+        self,
+        conn: AsyncConnection,
+        model: Model,
+        name: str,
+        uid: str,
+        spec: ComponentPopulate,
+        ids: list[int],
+    ) -> list[dict[str, Any]]:
+        """The rows of a populated component field that filters or sorts them, for all the
+        parents ``ids`` at once, in the order asked: the sort, then — for ties, as Strapi's
+        join does — the order the components are stored in. Read from the join rows of the
+        parents (their entity index), each component by its primary key: selecting the
+        components by id list as well let PostgreSQL's generic plan scan the component table
+        once per join row (160 ms instead of 0.4 for 25 books)."""
+        component = self.registry.components[uid]
+        table = self.tables.entity(uid)
+        join = self.tables.component_joins[model.uid]
+        statement = (
+            select(table)
+            .select_from(join.join(table, table.c.id == join.c.component_id))
+            .where(
+                self._among(join.c.entity_id, ids),
+                join.c.field == attribute_of(name),
+                join.c.component_type == uid,
+                self.compiler.where(component, table, spec.filters),
+            )
+            .order_by(
+                *self.compiler.sort_terms(component, table, spec.sort), join.c.order, join.c.id
+            )
+        )
+        return [dict(row) for row in (await conn.execute(statement)).mappings()]
 
     def _components_together(
         self, model: Model, nodes: dict[str, ComponentPopulate | DynamicZonePopulate]
@@ -741,12 +813,13 @@ class Populator:
             return found
         types: set[str] = set()
         for name, node in nodes.items():
-            attribute = model.attributes[name]
+            attribute = model.attributes[attribute_of(name)]
             if isinstance(attribute, ComponentAttribute):
                 types.add(attribute.component)
             elif isinstance(attribute, DynamicZoneAttribute):
                 types.update(uid for uid in attribute.components if self._wanted(node, uid))
         join = self.tables.component_joins[model.uid]
+        fields = list(dict.fromkeys(attribute_of(name) for name in nodes))
         cases = []
         for uid in sorted(uid for uid in types if uid in self.registry.components):
             # A scalar subquery per type inside the CASE: only the matching branch runs, one
@@ -763,7 +836,7 @@ class Populator:
         statement = (
             select(join.c.entity_id, join.c.field, join.c.component_type, join.c.component_id)
             .add_columns(values)
-            .where(self._among(join.c.entity_id), self._one_of(join.c.field, list(nodes)))
+            .where(self._among(join.c.entity_id), self._one_of(join.c.field, fields))
             .order_by(join.c.order, join.c.id)
         )
         return self._keep(key, statement)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import pytest
+from PIL import Image
 
 STAMPS = ("createdAt", "updatedAt", "publishedAt")
 
@@ -545,3 +547,60 @@ async def test_page_inside_a_populate_is_checked_as_strapi_does(api, query, mess
         "message": message,
         "details": {},
     }
+
+
+async def test_component_sort_ties_keep_the_stored_order(app, admin):
+    """Strapi's join orders by the sort, then by the components' stored order: the reference
+    answered ids 4, 2, 1, 3 for `sort=label` with the links stored as 4, 3, 2, 1 (labels a, c,
+    a, b) — not 2, 4 for the tie, as their ids would order them."""
+    links = [
+        {"label": "b", "url": "/2"},
+        {"label": "a", "url": "/1"},
+        {"label": "c", "url": "/3"},
+        {"label": "a", "url": "/0"},
+    ]
+    await app.runtime.entries.create("api::article.article", {"title": "Alpha", "links": links})
+    reordered = [{"id": n, **links[n - 1]} for n in (4, 3, 2, 1)]
+    await app.runtime.entries.update("api::article.article", 1, {"links": reordered})
+    for sort, expected in (("label", [4, 2, 1, 3]), ("label:desc", [3, 1, 4, 2])):
+        response = await app.client.get(
+            f"/api/articles/1?populate[links][sort]={sort}", headers=admin
+        )
+        assert [link["id"] for link in response.json()["data"]["attributes"]["links"]] == expected
+
+
+async def test_filters_and_sort_apply_inside_a_media_populate(app, admin):
+    """Strapi reads media as a relation to files: `populate[gallery][sort]`/`[filters]` apply
+    (ties in the order attached), and a single medium that does not match is null. Expected
+    ids as the reference answered for the same files (sizes 30, 10, 20, 10; attached 3, 1, 4,
+    2)."""
+    files = []
+    for name, size in (("zeta.png", 30), ("alpha.png", 10), ("mid.png", 20), ("alpha2.png", 10)):
+        buffer = io.BytesIO()
+        Image.new("RGB", (size, size), (9, 9, 9)).save(buffer, format="PNG")
+        response = await app.client.post(
+            "/api/upload", files=[("files", (name, buffer.getvalue(), "image/png"))], headers=admin
+        )
+        files.append(response.json()[0]["id"])
+    await app.runtime.entries.create(
+        "api::article.article",
+        {"title": "Alpha", "gallery": [files[n] for n in (2, 0, 3, 1)], "cover": files[1]},
+    )
+    cases = {
+        "populate[gallery]=true": [3, 1, 4, 2],
+        "populate[gallery][sort]=name": [2, 4, 3, 1],
+        "populate[gallery][sort]=width": [4, 2, 3, 1],
+        "populate[gallery][sort][0]=width:desc": [1, 3, 4, 2],
+        "populate[gallery][filters][width][$lt]=25": [3, 4, 2],
+        "populate[gallery][filters][width][$lt]=25&populate[gallery][sort]=name:desc": [3, 4, 2],
+    }
+    for query, expected in cases.items():
+        response = await app.client.get(f"/api/articles/1?{query}", headers=admin)
+        gallery = response.json()["data"]["attributes"]["gallery"]["data"]
+        assert [item["id"] for item in gallery] == expected, query
+    for width, expected in (("$gt", None), ("$lt", 2)):
+        response = await app.client.get(
+            f"/api/articles/1?populate[cover][filters][width][{width}]=25", headers=admin
+        )
+        cover = response.json()["data"]["attributes"]["cover"]["data"]
+        assert (cover and cover["id"]) == expected
