@@ -1,8 +1,10 @@
 """`make diff`: contentapi (SQLite and PostgreSQL) against the reference Strapi, same data, same
 seeded random queries; mismatches grouped by class, each with its smallest reproducing query.
 
-    make diff                                   # 2,500 queries per database (about 2 min)
-    make diff DIFF_ARGS="--queries 200"         # a quick run
+    make diff                                   # 2,500 REST queries and 5,000 GraphQL
+                                                # documents per database
+    make diff DIFF_ARGS="--queries 200 --graphql 200"   # a quick run
+    make diff DIFF_ARGS="--queries 0"           # GraphQL only
     make diff DIFF_ARGS="--reference-dir ~/.cache/strapi-diff --port 1340"
     make diff DIFF_ARGS="--roundtrip"           # Strapi again on a database contentapi wrote
 
@@ -37,6 +39,8 @@ from contentapi.schema import load_registry
 from diff.compare import DRAFTS, Answer, Normalizer, Verdict, compare
 from diff.dataset import build_dataset
 from diff.generate import Generator, Query
+from diff.graphql_generate import Doc, GraphqlGenerator
+from diff.graphql_run import GraphqlSide, prepare, report_lines, run_graphql
 from diff.seed import Ids, seed
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,7 +73,7 @@ def start_reference(reference_dir: Path, port: int) -> str:
         ["bash", str(REFERENCE / "setup.sh")], cwd=ROOT, env=env, check=True, capture_output=True
     )
     subprocess.run(
-        ["bash", str(REFERENCE / "start.sh"), "strapi_diff"],
+        ["bash", str(REFERENCE / "start.sh"), f"strapi_diff_{port}"],
         cwd=ROOT,
         env=env,
         check=True,
@@ -180,7 +184,14 @@ async def shrink(
 
 
 async def run_backend(
-    name: str, url: str, registry: Any, data: Any, queries: list[Query], theirs: Side
+    name: str,
+    url: str,
+    registry: Any,
+    data: Any,
+    queries: list[Query],
+    theirs: Side,
+    docs: list[Doc],
+    theirs_graphql: GraphqlSide | None,
 ) -> dict[str, Any]:
     settings = Settings(
         database_url=url,
@@ -225,6 +236,9 @@ async def run_backend(
         report["statuses"] = {str(k): v for k, v in sorted(statuses.items())}
         report["mismatches"] = sum(c["count"] for c in report["classes"])
         report["unexplained"] = sum(c["count"] for c in report["classes"] if not c["expected"])
+        if docs and theirs_graphql is not None:
+            ours_graphql = await prepare(f"contentapi-{name}", client, ids)
+            report["graphql"] = await run_graphql(docs, ours_graphql, theirs_graphql)
         await client.aclose()
     return report
 
@@ -264,6 +278,8 @@ def write_report(results: dict[str, Any]) -> None:
         "",
     ]
     for backend, report in results["backends"].items():
+        if not report["queries"]:
+            continue
         lines += [
             f"## contentapi on {backend}",
             "",
@@ -286,6 +302,9 @@ def write_report(results: dict[str, Any]) -> None:
                 f"{item['count']} | `{example}` | {detail} |"
             )
         lines.append("")
+    for backend, report in results["backends"].items():
+        if "graphql" in report:
+            lines += report_lines(backend, report["graphql"])
     REPORT.write_text("\n".join(lines) + "\n")
 
 
@@ -293,7 +312,8 @@ async def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
-    parser.add_argument("--queries", type=int, default=2500)
+    parser.add_argument("--queries", type=int, default=2500, help="REST queries per database")
+    parser.add_argument("--graphql", type=int, default=5000, help="GraphQL documents per database")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument(
@@ -331,12 +351,14 @@ async def main() -> None:
         or ("publishedAt" in step.data and not step.data["publishedAt"])
     )
     if not args.no_start:
-        await recreate_database("strapi_diff", PG_ADMIN)
+        await recreate_database(f"strapi_diff_{args.port}", PG_ADMIN)
         token = start_reference(args.reference_dir, args.port)
     else:
         token = (args.reference_dir / "TOKEN").read_text().strip()
     generator = Generator(registry, data, args.seed)
     queries = [generator.query() for _ in range(args.queries)]
+    graphql_generator = GraphqlGenerator(registry, data, args.seed)
+    docs = [graphql_generator.document() for _ in range(args.graphql)]
     async with httpx.AsyncClient(
         base_url=f"http://127.0.0.1:{args.port}",
         timeout=60,
@@ -344,25 +366,35 @@ async def main() -> None:
     ) as strapi:
         ids = await seed(strapi, data)
         theirs = Side("strapi", strapi, ids, Normalizer(registry, ids))
+        theirs_graphql = await prepare("strapi", strapi, ids) if docs else None
         backends: dict[str, Any] = {}
         for backend in [b.strip() for b in args.backends.split(",") if b.strip()]:
             if backend == "sqlite":
                 url = f"sqlite+aiosqlite:///{tempfile.mkdtemp()}/diff.db"
             else:
-                url = (await recreate_database("contentapi_diff", PG_ADMIN)).replace(
+                url = (await recreate_database(f"contentapi_diff_{args.port}", PG_ADMIN)).replace(
                     "postgresql://", "postgresql+asyncpg://"
                 )
-            backends[backend] = await run_backend(backend, url, registry, data, queries, theirs)
+            backends[backend] = await run_backend(
+                backend, url, registry, data, queries, theirs, docs, theirs_graphql
+            )
             print(
                 f"{backend}: {backends[backend]['mismatches']} mismatches, "
                 f"{backends[backend]['unexplained']} unexplained of {len(queries)}"
             )
+            if "graphql" in backends[backend]:
+                graphql = backends[backend]["graphql"]
+                print(
+                    f"{backend} GraphQL: {graphql['mismatches']} mismatches, "
+                    f"{graphql['unexplained']} unexplained of {len(docs)}"
+                )
     if not args.no_start and not args.keep:
         stop_reference(args.reference_dir)
     results = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "seed": args.seed,
         "queries": len(queries),
+        "documents": len(docs),
         "seconds": round(time.monotonic() - started),
         "backends": backends,
     }
