@@ -4,6 +4,7 @@ mismatch classified, one document per class shrunk."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -71,12 +72,12 @@ async def ask(side: GraphqlSide, doc: Doc) -> dict[str, Any]:
 
 
 async def judge(doc: Doc, ours: GraphqlSide, theirs: GraphqlSide) -> GraphqlVerdict:
-    a, b = await ask(ours, doc), await ask(theirs, doc)
+    a, b = await asyncio.gather(ask(ours, doc), ask(theirs, doc))
     verdict = compare_graphql(doc, a, b)
     if verdict.widen:
         # Only the choice of tied entries on a page may differ: read every page whole.
         whole = widen(doc)
-        a, b = await ask(ours, whole), await ask(theirs, whole)
+        a, b = await asyncio.gather(ask(ours, whole), ask(theirs, whole))
         again = compare_graphql(whole, a, b)
         if again.same or again.expected:
             return GraphqlVerdict(
@@ -122,7 +123,7 @@ async def run_graphql(docs: list[Doc], ours: GraphqlSide, theirs: GraphqlSide) -
         doc, verdict = min(items[:20], key=lambda item: len(render(item[0], ours.ids)[0]))
         smallest = await shrink(doc, verdict, ours, theirs) if not expected else doc
         text, variables = render(smallest, ours.ids)
-        a, b = await ask(ours, smallest), await ask(theirs, smallest)
+        a, b = await asyncio.gather(ask(ours, smallest), ask(theirs, smallest))
         tags = Counter(t for d, _ in items for t in d.tags).most_common(5)
         report["classes"].append(
             {

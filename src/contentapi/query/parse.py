@@ -390,14 +390,12 @@ class QueryParser:
     def _logical_on_field(
         self, model: Model, name: str, operator: str, value: Any, where: str
     ) -> Filter:
-        """``filters[title][$not][$eq]=x`` and ``filters[title][$or][0][$eq]=x``."""
+        """``filters[title][$not][$eq]=x``. Strapi 4.25 has no attribute-level ``$and`` or
+        ``$or`` (``filters[title][$or][0]=x`` and GraphQL's ``title: {or: [...]}`` are a 500,
+        "Undefined attribute level operator $or"): bad input, so a 400 here."""
         if operator == "$not":
             return Not(self._attribute_filter(model, name, value, f"{where}.$not"))
-        parts = tuple(
-            self._attribute_filter(model, name, item, f"{where}.{operator}")
-            for item in _as_list(value)
-        )
-        return And(parts) if operator == "$and" else Or(parts)
+        raise ValidationError(f"Undefined attribute level operator {operator}")
 
     def _through(self, model: Model, name: str, target: Model, node: Any, where: str) -> Filter:
         """A deep filter through a relation or a component: an ``EXISTS`` on ``target``."""

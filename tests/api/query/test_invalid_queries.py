@@ -19,6 +19,10 @@ INVALID = [
     ("filters[title][$bogus]=1", "Invalid parameter $bogus"),
     ("filters[id][$bogus]=1", "Invalid parameter $bogus"),
     ("filters[title][$EQ]=1", None),
+    # Strapi 4.25: a 500 ("Undefined attribute level operator $or"); $not is supported
+    ("filters[title][$or][0]=x", "Undefined attribute level operator $or"),
+    ("filters[title][$and][0][$eq]=x", "Undefined attribute level operator $and"),
+    ("filters[author][name][$or][0][$eq]=x", "Undefined attribute level operator $or"),
     ("filters[$foo]=1", "Invalid parameter $foo"),
     ("filters[blocks][body]=x", "Invalid parameter blocks"),
     ("filters[cover][name]=x", "Invalid parameter cover"),
