@@ -300,6 +300,7 @@ class GraphqlNormalizer:
 def _template(message: Any) -> str:
     """A message with its quoted names and numbers replaced (the grouping of a class)."""
     text = str(message)
+    text = re.sub(r" at filters\S*", " at filters…", text)  # where in the filter: one class
     text = re.sub(r'"[^"]*"', '"…"', text)
     text = re.sub(r"'[^']*'", "'…'", text)
     text = re.sub(r"\d+", "N", text)
