@@ -143,3 +143,27 @@ def test_errors_compare_by_code_path_and_message():
     assert verdict.known.startswith("#2")
     other = normalizer.answer(text, {}, error('Cannot query field "nope" on type "Article".', "Y"))
     assert compare_graphql(_doc(text), other, theirs).kind.startswith("status 400 Y vs strapi")
+
+
+def test_differences_made_on_purpose_are_expected_and_others_not():
+    text = '{ articles(filters: {editorNotes: {eq: "x"}}) { data { id } } }'
+    normalizer = GraphqlNormalizer(Ids())
+
+    def answer(status: int, code: str | None, message: str = "m") -> dict:
+        errors = [{"message": message, "extensions": {"code": code}}] if code else []
+        body = {"errors": errors} if status == 400 else {"data": {"articles": None}}
+        if status != 400 and errors:
+            body["errors"] = errors
+        return normalizer.answer(text, {}, GraphqlAnswer(status, json.dumps(body)))
+
+    private = Doc({"sel": []}, {"invalid:private"}, raw=text)
+    verdict = compare_graphql(
+        private, answer(400, "GRAPHQL_VALIDATION_FAILED"), answer(200, "BAD_USER_INPUT")
+    )
+    assert "private attributes" in verdict.expected
+    crash = compare_graphql(
+        _doc(text), answer(200, "BAD_USER_INPUT"), answer(200, "INTERNAL_SERVER_ERROR")
+    )
+    assert "500" in crash.expected
+    answered = compare_graphql(_doc(text), answer(200, None), answer(200, "INTERNAL_SERVER_ERROR"))
+    assert not answered.same and not answered.expected
