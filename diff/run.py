@@ -289,7 +289,9 @@ def write_report(results: dict[str, Any]) -> None:
         "`message`, lists whose order the document leaves open compared as sets, and a page "
         "whose tied entries differ re-read whole. Classes of issue 24 are named but stay "
         "unexplained. Not covered: mutations (read-only by design), `global` (not seeded), "
-        "`uploadFolders`, a role's `permissions`.",
+        "`uploadFolders`, a role's `permissions`. Named like REST's: *nested filters "
+        "validated up front* — a nested field's bad filter is refused by contentapi whatever "
+        "the data; Strapi checks it only when there are parent rows to read it for.",
         "",
     ]
     for backend, report in results["backends"].items():
