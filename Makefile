@@ -48,8 +48,9 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
-# Hand-run differential test against the same reference Strapi: 2,500 queries per database,
-# about 2 min plus the reference's start (and its npm install the first time).
+# Hand-run differential test against the same reference Strapi: 2,500 REST queries and 5,000
+# GraphQL documents per database, plus the reference's start (and its npm install the first
+# time); DIFF_ARGS="--queries N --graphql N" for other counts.
 diff: $(STAMP)
 	$(BIN)/python -m diff.run $(DIFF_ARGS)
 

@@ -54,6 +54,10 @@ from contentapi.schema.registry import Registry
 __all__ = ["QueryLimits", "QueryParser"]
 
 NUMBER_KINDS = frozenset({"integer", "biginteger", "float", "decimal"})
+#: Strapi 4.25 builds these with a plain `LIKE` on the column: on a number PostgreSQL fails
+#: (a 500 there), so they are a 400 here; the `…i` forms cast the column to text and match
+#: its digits (make diff, GraphQL `views: {endsWith: "12"}`).
+CASE_SENSITIVE_LIKE = frozenset({"$contains", "$notContains", "$startsWith", "$endsWith"})
 
 #: A populate pseudo-attribute of localized content types (the other locales of an entry).
 LOCALIZATIONS = "localizations"
@@ -511,18 +515,13 @@ class QueryParser:
     def _logical_on_field(
         self, model: Model, name: str, operator: str, value: Any, where: str
     ) -> Filter | None:
-        """``filters[title][$not][$eq]=x`` and ``filters[title][$or][0][$eq]=x``."""
+        """``filters[title][$not][$eq]=x``. Strapi 4.25 has no attribute-level ``$and`` or
+        ``$or`` (``filters[title][$or][0]=x`` and GraphQL's ``title: {or: [...]}`` are a 500,
+        "Undefined attribute level operator $or"): bad input, so a 400 here."""
         if operator == "$not":
             inner = self._attribute_filter(model, name, value, f"{where}.$not")
             return None if inner is None else Not(inner)
-        found = (
-            self._attribute_filter(model, name, item, f"{where}.{operator}")
-            for item in _as_list(value)
-        )
-        parts = tuple(part for part in found if part is not None)
-        if not parts:
-            return None
-        return And(parts) if operator == "$and" else Or(parts)
+        raise ValidationError(f"Undefined attribute level operator {operator}")
 
     def _through(
         self, model: Model, name: str, target: Model, node: Any, where: str
@@ -565,7 +564,7 @@ class QueryParser:
             return Comparison(column, kind, operator, _json_operand(spec, value, at), False)
         as_text = False
         if spec.strings_only and kind not in STRING_KINDS:
-            if kind not in NUMBER_KINDS:
+            if kind not in NUMBER_KINDS or operator in CASE_SENSITIVE_LIKE:
                 raise ValidationError(f"Operator {operator} does not apply to {kind} at {where}")
             as_text, kind = True, "string"  # `readingTime[$containsi]=1` matches the digits
         if kind in ("json", "array") and spec.shape != "boolean":

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO
 from sqlalchemy import and_, func, select
 
 from contentapi.entries.media_store import allowed_file
+from contentapi.entries.writer import row_values
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import Comparison, OffsetPagination, ReadQuery
 from contentapi.runtime import Runtime
@@ -185,7 +186,10 @@ class UploadService:
                 for row in rows:
                     row["folder_path"] = folder_path
                     created = await conn.execute(
-                        self.files.insert().values(row).returning(self.files.c.id)
+                        # `formats`/`provider_metadata` None as SQL NULL, as Strapi stores it
+                        self.files.insert()
+                        .values(row_values(self.files, row))
+                        .returning(self.files.c.id)
                     )
                     ids.append(int(created.scalar_one()))
                 await file_in_folder(conn, self.runtime.tables, ids, folder_id)

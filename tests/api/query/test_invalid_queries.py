@@ -19,12 +19,27 @@ INVALID = [
     ("filters[title][$bogus]=1", "Invalid parameter $bogus"),
     ("filters[id][$bogus]=1", "Invalid parameter $bogus"),
     ("filters[title][$EQ]=1", None),
+    # Strapi 4.25: a 500 ("Undefined attribute level operator $or"); $not is supported
+    ("filters[title][$or][0]=x", "Undefined attribute level operator $or"),
+    ("filters[title][$and][0][$eq]=x", "Undefined attribute level operator $and"),
+    ("filters[author][name][$or][0][$eq]=x", "Undefined attribute level operator $or"),
     ("filters[$foo]=1", "Invalid parameter $foo"),
     ("filters[blocks][body]=x", "Invalid parameter blocks"),
     ("filters[cover][name]=x", "Invalid parameter cover"),
     ("filters[readingTime][$eq]=abc", None),
     ("filters[eventDate][$eq]=notadate", None),
     ("filters[eventDate][$contains]=2", None),
+    # Strapi 4.25 on PostgreSQL: a 500 (LIKE on a number column); the `…i` forms match digits
+    (
+        "filters[readingTime][$contains]=1",
+        "Operator $contains does not apply to integer at filters.readingTime",
+    ),
+    (
+        "filters[views][$endsWith]=12",
+        "Operator $endsWith does not apply to biginteger at filters.views",
+    ),
+    ("filters[price][$startsWith]=8", None),
+    ("filters[rating][$notContains]=5", None),
     ("filters[featured][$contains]=t", None),
     (
         "filters[metadata][$contains]=x",

@@ -93,6 +93,20 @@ async def test_formats_only_for_images_larger_than_each_breakpoint(client, admin
     assert set(medium["formats"]) == {"thumbnail", "small"}
 
 
+async def test_a_file_without_formats_holds_sql_null_for_null_filters(client, admin):
+    # Strapi stores `formats: null` and `provider_metadata: null` as SQL NULL: `$null` finds
+    # the file, `$notNull` does not (make diff found SQLite answering the opposite).
+    response = await upload(client, admin, ("small.png", png(20, 20), "image/png"))
+    assert response.status_code == 200, response.text
+    for filters, expected in (
+        ("filters[formats][$null]=true", ["small.png"]),
+        ("filters[formats][$notNull]=true", []),
+        ("filters[provider_metadata][$null]=true", ["small.png"]),
+    ):
+        found = await client.get(f"/api/upload/files?{filters}", headers=admin)
+        assert [f["name"] for f in found.json()] == expected, filters
+
+
 async def test_attach_with_ref_and_through_the_entry_body(client, admin):
     article = (
         await client.post("/api/articles", json={"data": {"title": "With media"}}, headers=admin)
