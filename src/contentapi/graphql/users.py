@@ -306,12 +306,17 @@ class UsersPermissionsFields:
 
     @staticmethod
     def _role_body(data: dict[str, Any]) -> dict[str, Any]:
-        if data.get("permissions") or data.get("users"):
-            raise ValidationError(
-                "permissions and users of a role are set through "
-                "PUT /api/users-permissions/roles/:id (the permissions tree)"
-            )
-        return {k: v for k, v in data.items() if k in ("name", "description", "type")}
+        """The GraphQL role input as the REST routes' body, read as Strapi 4.25 reads it.
+
+        Strapi's resolvers hand ``data`` to the role service, which reads ``permissions`` as
+        the nested tree: an ``[ID]`` list (or null) has no enabled action in it, so a create
+        grants nothing and an update leaves the role without permissions (an empty tree here).
+        ``users`` is never read (left out on create, not picked on update).
+        """
+        body = {k: v for k, v in data.items() if k in ("name", "description", "type")}
+        if "permissions" in data:
+            body["permissions"] = {}
+        return body
 
     async def create_role(self, _parent: Any, info: GraphQLResolveInfo, data: dict) -> Any:
         ctx: GraphQLContext = info.context
