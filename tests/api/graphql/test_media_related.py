@@ -133,3 +133,41 @@ async def test_related_of_media_does_not_grow_with_rows(app, client, statements)
     assert len(articles) == 100
     related = articles[99]["attributes"]["cover"]["data"]["attributes"]["related"]
     assert len(related) == 34 and {item["__typename"] for item in related} == {"Article"}
+
+
+async def test_related_of_media_in_a_component_and_a_dynamic_zone(blog, client):
+    image = await _upload(client, "image.png")
+    await _attach(
+        client,
+        "/api/articles/2",
+        {
+            "seo": {"metaTitle": "second", "shareImage": image},
+            "blocks": [{"__component": "blocks.media", "file": image}],
+        },
+    )
+    related = (
+        "related { __typename ... on ComponentSharedSeo { metaTitle } "
+        "... on ComponentBlocksMedia { id } ... on Article { title } }"
+    )
+    body = await gql(
+        client,
+        "{ article(id: 2) { data { attributes { "
+        f"seo {{ shareImage {{ data {{ attributes {{ {related} }} }} }} }} "
+        "blocks { ... on ComponentBlocksMedia { "
+        f"file {{ data {{ attributes {{ {related} }} }} }} }} }} "
+        "} } } }",
+    )
+    assert "errors" not in body, body
+    attributes = body["data"]["article"]["data"]["attributes"]
+    expected = sorted(
+        [
+            {"__typename": "ComponentSharedSeo", "metaTitle": "second"},
+            {"__typename": "ComponentBlocksMedia", "id": "1"},
+        ],
+        key=lambda item: item["__typename"],
+    )
+    shared = attributes["seo"]["shareImage"]["data"]["attributes"]["related"]
+    (block,) = attributes["blocks"]
+    in_zone = block["file"]["data"]["attributes"]["related"]
+    assert sorted(shared, key=lambda item: item["__typename"]) == expected
+    assert sorted(in_zone, key=lambda item: item["__typename"]) == expected
