@@ -34,7 +34,7 @@ from graphql import (
     get_named_type,
 )
 
-from contentapi.errors import ApplicationError, ForbiddenError, PaginationError, ValidationError
+from contentapi.errors import ApplicationError, ForbiddenError, PaginationError
 from contentapi.graphql.errors import format_error
 from contentapi.graphql.executor import collect_sub_fields, get_argument_values
 from contentapi.graphql.filters import to_rest_filters
@@ -406,11 +406,11 @@ class Planner:
             assert isinstance(inner, GraphQLObjectType)
             reads = Selection()
             wrapper = self._wrapper(ctx, files, inner, nodes, reads, many=tag.to_many)
-            if reads.populate:
-                raise ValidationError(f"Relations of files cannot be selected under {name}")
+            # the files' own `related` (a morph populate, as under `uploadFiles`) is read
+            # once per level for the files of every parent
             if not tag.to_many:
-                return MediaPopulate(tuple(reads.fields)), lambda key: nullable(
-                    _value_of(key, wrapper)
+                return MediaPopulate(tuple(reads.fields), populate=reads.populate), (
+                    lambda key: nullable(_value_of(key, wrapper))
                 )
             # Strapi's association resolver: the files filtered and sorted (in SQL, per
             # level), then each parent's page cut here (10 per parent by default)
@@ -418,7 +418,9 @@ class Planner:
                 filters, sort, bounds = self._list_arguments(ctx, files, arguments)
             except ApplicationError as error:
                 return None, _failing(error)
-            media = MediaPopulate(tuple(reads.fields), filters=filters, sort=sort)
+            media = MediaPopulate(
+                tuple(reads.fields), filters=filters, sort=sort, populate=reads.populate
+            )
             return media, lambda key: nullable(_sliced_wrapper(key, bounds, wrapper))
         if kind == "component":
             component = self.registry.components[tag.target]

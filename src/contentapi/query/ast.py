@@ -154,6 +154,8 @@ class MediaPopulate:
     fields: tuple[str, ...] | None = None
     filters: Filter | None = None
     sort: tuple[SortKey, ...] = ()
+    #: what to populate of the files themselves (GraphQL's ``cover { … related { … } }``)
+    populate: Populate = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -246,7 +246,7 @@ class Populator:
             else:
                 components[name] = node
         if media:
-            await self._media(conn, model, media, entries, ids)
+            await self._media(conn, model, media, entries, ids, publication_state)
         if components:
             await self._components(conn, model, components, entries, ids, publication_state)
 
@@ -522,10 +522,12 @@ class Populator:
         media: dict[str, MediaPopulate],
         entries: Sequence[Entry],
         ids: list[int],
+        publication_state: str,
     ) -> None:
         """All media of a level in one statement; a media list that filters or sorts its files
         (GraphQL's ``gallery(filters:, sort:)``) in one more of its own. Per level, never per
-        row: each parent's page is cut by the shaper."""
+        row: each parent's page is cut by the shaper. What a reading populates of its files
+        (``related``) is read once for all of them, the next level down."""
         files, morphs = self.tables.files, self.tables.file_morphs
         assert files is not None and morphs is not None
         file_model = self.registry.content_types[FILE_UID]
@@ -587,6 +589,12 @@ class Populator:
             for name, many in multiple.items():
                 found = grouped.get((int(entry["id"]), name), [])
                 entry[name] = found if many else (found[0] if found else None)
+        for name, node in media.items():
+            if node.populate:
+                loaded = [
+                    file for (_, key), found in grouped.items() if key == name for file in found
+                ]
+                await self.run(conn, file_model, loaded, node.populate, publication_state)
 
     # ------------------------------------------------------------ morphs
 

@@ -291,9 +291,13 @@ async def test_blocks_are_filtered_as_json(blog, admin):
     assert await titles("filters[body][$notNull]=true") == ["with"]
     # as on the reference: entries without the component match a `$null` through it
     assert await titles("filters[sections][content][$null]=true") == ["with", "without"]
-    for query in ("filters[body][$eq]=x", "filters[body][$containsi]=hello", "sort=body"):
-        response = await blog.client.get(f"/api/posts?{query}", headers=admin)
-        assert response.status_code == 400, query
+    # as `json` (the reference compares the JSON text of the value and of the column)
+    assert await titles("filters[body][$eq]=x") == []
+    assert await titles("filters[body][$containsi]=hello") == ["with"]
+    assert await titles("sort=body:asc") == ["with", "without"]
+    # a case-sensitive LIKE on a jsonb column is a 500 on the reference: 400 here
+    response = await blog.client.get("/api/posts?filters[body][$contains]=Hello", headers=admin)
+    assert response.status_code == 400
 
 
 async def test_a_new_localization_copies_non_localized_blocks_only(blog, admin):
