@@ -67,7 +67,8 @@ def pg_text(kind: str, value: Any) -> str | None:
     if value is None:
         return None
     if kind == "decimal":
-        return f"{Decimal(repr(float(value))):.2f}" if isinstance(value, float) else f"{value:.2f}"
+        number = Decimal(repr(value)) if isinstance(value, float) else Decimal(str(value))
+        return f"{number:.2f}"
     if kind == "float":
         return pg_float_text(float(value))
     if kind in ("time", "datetime", "timestamp"):
