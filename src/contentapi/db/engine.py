@@ -23,6 +23,7 @@ from contentapi.db.counter import StatementCounter
 from contentapi.db.driver import KeptStatements
 from contentapi.db.jsonb import SQLITE_JSONB_KEY, SQLITE_JSONB_OUT, jsonb_key, jsonb_out
 from contentapi.db.outage import is_unavailable
+from contentapi.db.pgtext import SQLITE_PG_TEXT, pg_text
 from contentapi.errors import ServiceUnavailableError
 
 __all__ = ["Database", "StatementCounter", "pg_lower"]
@@ -162,6 +163,8 @@ class Database:
             # PostgreSQL's jsonb order and text for JSON filters and sorts (db/jsonb.py)
             dbapi_connection.create_function(SQLITE_JSONB_KEY, 1, jsonb_key, deterministic=True)
             dbapi_connection.create_function(SQLITE_JSONB_OUT, 1, jsonb_out, deterministic=True)
+            # PostgreSQL's text of numbers, dates and times for the text operators (db/pgtext.py)
+            dbapi_connection.create_function(SQLITE_PG_TEXT, 2, pg_text, deterministic=True)
 
         @event.listens_for(sync_engine, "begin")
         def _sqlite_begin(conn: Any) -> None:

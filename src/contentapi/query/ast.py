@@ -78,7 +78,8 @@ class Comparison:
     kind: str  # attribute type, for type-aware operators (string folding, JSON)
     operator: str
     value: Any
-    as_text: bool = False  # string operators on numbers compare the column's text
+    #: the attribute type whose PostgreSQL text a string operator compares (``price[$eqi]``)
+    text_of: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

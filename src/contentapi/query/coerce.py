@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from contentapi.entries.js import js_number_text
 from contentapi.errors import ValidationError
 from contentapi.values import parse_value
 
@@ -72,7 +73,9 @@ def coerce_filter_value(kind: str, raw: Any, where: str) -> Any:
     if kind in ("json", "array"):
         raise ValidationError(f"Invalid value for {where}: only $null and $notNull apply to {kind}")
     if kind in ("string", "text", "richtext", "email", "uid", "enumeration", "password"):
-        text = str(raw)
+        # A GraphQL number is bound as JavaScript prints it: `rating: {eqi: 0}` compares "0"
+        numeric = isinstance(raw, int | float) and not isinstance(raw, bool)
+        text = js_number_text(raw) if numeric else str(raw)
         if "\x00" in text:  # PostgreSQL text cannot hold it: the query would fail there
             raise ValidationError(f"Invalid value for {where}: NUL characters are not allowed")
         return text

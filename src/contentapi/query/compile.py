@@ -32,9 +32,7 @@ from sqlalchemy import (
     Boolean,
     ColumnElement,
     FromClause,
-    String,
     and_,
-    cast,
     exists,
     func,
     not_,
@@ -48,6 +46,7 @@ from sqlalchemy.sql.base import ReadOnlyColumnCollection
 from sqlalchemy.sql.elements import UnaryExpression
 from sqlalchemy.sql.visitors import InternalTraversal
 
+from contentapi.db.pgtext import text_of
 from contentapi.db.tables import ContentTables
 from contentapi.query.ast import And, Comparison, Filter, Not, Or, SortKey, Through
 from contentapi.query.jsonb import JSON_KINDS, json_condition, json_sortable
@@ -126,8 +125,8 @@ class Compiler:
             column: Any = columns[node.column]
             if node.kind in JSON_KINDS:
                 return json_condition(column, node.operator, node.value, self.dialect)
-            if node.as_text:
-                column = cast(column, String)
+            if node.text_of is not None:
+                column = text_of(column, node.text_of, self.dialect)
             return operator.build(column, node.value, self.dialect)
         if isinstance(node, And):
             return _balanced(and_, [self._where(model, columns, item) for item in node.items])

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from contentapi.db.jsonb import json_text
+from contentapi.db.pgtext import TEXT_KINDS
 from contentapi.errors import PaginationError, ValidationError
 from contentapi.query.ast import (
     And,
@@ -53,10 +54,10 @@ from contentapi.schema.registry import Registry
 
 __all__ = ["QueryLimits", "QueryParser"]
 
-NUMBER_KINDS = frozenset({"integer", "biginteger", "float", "decimal"})
-#: Strapi 4.25 builds these with a plain `LIKE` on the column: on a number PostgreSQL fails
-#: (a 500 there), so they are a 400 here; the `…i` forms cast the column to text and match
-#: its digits (make diff, GraphQL `views: {endsWith: "12"}`).
+#: Strapi 4.25 builds these with a plain `LIKE` on the column: on a number, date or time
+#: PostgreSQL fails (a 500 there), so they are a 400 here; the `…i` forms cast the column to
+#: text and match PostgreSQL's text of it (db/pgtext.py; make diff, GraphQL
+#: `views: {endsWith: "12"}`, `born: {notContainsi: "1972-03-12"}`).
 CASE_SENSITIVE_LIKE = frozenset({"$contains", "$notContains", "$startsWith", "$endsWith"})
 
 #: A populate pseudo-attribute of localized content types (the other locales of an entry).
@@ -562,11 +563,12 @@ class QueryParser:
         at = f"{where}.{operator}"
         if kind in JSON_KINDS:
             return Comparison(column, kind, operator, _json_operand(spec, value, at), False)
-        as_text = False
+        text_kind = None
         if spec.strings_only and kind not in STRING_KINDS:
-            if kind not in NUMBER_KINDS or operator in CASE_SENSITIVE_LIKE:
+            if kind not in TEXT_KINDS or operator in CASE_SENSITIVE_LIKE:
                 raise ValidationError(f"Operator {operator} does not apply to {kind} at {where}")
-            as_text, kind = True, "string"  # `readingTime[$containsi]=1` matches the digits
+            # `readingTime[$containsi]=1` matches the digits, `price[$eqi]=10.00` the decimal
+            text_kind, kind = kind, "string"
         if kind in ("json", "array") and spec.shape != "boolean":
             raise ValidationError(f"Only $null and $notNull apply to {kind} at {where}")
 
@@ -590,7 +592,7 @@ class QueryParser:
             coerced = coerce(value)
             if coerced is None and operator not in ("$eq", "$ne", "$eqi"):
                 raise ValidationError(f"{at} needs a value")
-        return Comparison(column, kind, operator, coerced, as_text)
+        return Comparison(column, kind, operator, coerced, text_kind)
 
     # ------------------------------------------------------------ sort
 

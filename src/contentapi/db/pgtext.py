@@ -1,0 +1,83 @@
+"""PostgreSQL's text of a number, date or time column, on both databases.
+
+Strapi 4.25 on PostgreSQL answers the case-insensitive text operators (``$eqi``, ``$nei``,
+``$containsi``, ``$notContainsi``, ``$startsWithi``, ``$endsWithi``) on any scalar column by
+casting it to text: ``price[$eqi]=10`` matches nothing (the text of a ``numeric(10,2)`` is
+``10.00``), ``scheduledAt[$containsi]=03:30`` matches the ``timestamp(6)`` text
+``2024-04-10 03:30:00`` and ``T03`` matches nothing. ``text_of`` builds that text in SQL:
+``CAST(… AS VARCHAR)`` on PostgreSQL, and on SQLite, which stores these types differently
+(decimals and floats as ``REAL``/``INTEGER``, times and datetimes as text with six fraction
+digits), ``pg_text``, registered on every SQLite connection by ``db.engine``.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import ColumnElement, String, cast, func, literal
+
+__all__ = ["SQLITE_PG_TEXT", "TEXT_KINDS", "pg_float_text", "pg_text", "text_of"]
+
+SQLITE_PG_TEXT = "pg_text"
+
+#: Attribute types whose column the text operators read as PostgreSQL prints it.
+TEXT_KINDS = frozenset(
+    {"integer", "biginteger", "float", "decimal", "date", "time", "datetime", "timestamp"}
+)
+
+
+def pg_float_text(value: float) -> str:
+    """``float8out``: the shortest digits that read back as the same double, in plain notation
+    when the decimal exponent is from -4 to 14, else as ``1.5e+20`` (at least two exponent
+    digits): ``0``, ``4.5``, ``1e+15``, ``1.5e-07``."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "-0" if str(value).startswith("-") else "0"
+    sign, digit_tuple, exponent = Decimal(repr(float(value))).as_tuple()
+    assert isinstance(exponent, int)
+    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
+    exponent += len(digit_tuple) - len(digits)
+    point = exponent + len(digits) - 1  # the decimal exponent of the first digit
+    minus = "-" if sign else ""
+    if -4 <= point < 15:
+        if exponent >= 0:
+            return minus + digits + "0" * exponent
+        if point >= 0:
+            return minus + digits[: point + 1] + "." + digits[point + 1 :]
+        return minus + "0." + "0" * (-point - 1) + digits
+    mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+    return f"{minus}{mantissa}e{'-' if point < 0 else '+'}{abs(point):02d}"
+
+
+def _trimmed_fraction(text: str) -> str:
+    """``10:20:30.500000`` → ``10:20:30.5``, ``… 04:00:00.000000`` → ``… 04:00:00``: PostgreSQL
+    prints a time's fraction without trailing zeros."""
+    whole, dot, fraction = text.partition(".")
+    fraction = fraction.rstrip("0")
+    return f"{whole}.{fraction}" if dot and fraction else whole
+
+
+def pg_text(kind: str, value: Any) -> str | None:
+    """What ``CAST(column AS VARCHAR)`` gives on PostgreSQL for SQLite's stored ``value`` of an
+    attribute of type ``kind``."""
+    if value is None:
+        return None
+    if kind == "decimal":
+        number = Decimal(repr(value)) if isinstance(value, float) else Decimal(str(value))
+        return f"{number:.2f}"
+    if kind == "float":
+        return pg_float_text(float(value))
+    if kind in ("time", "datetime", "timestamp"):
+        return _trimmed_fraction(str(value))
+    return str(value)
+
+
+def text_of(column: ColumnElement[Any], kind: str, dialect: str) -> ColumnElement[Any]:
+    """The column as PostgreSQL's text of its type ``kind``."""
+    if dialect == "postgresql" or kind in ("integer", "biginteger", "date"):
+        return cast(column, String)  # SQLite prints integers and stores dates as PostgreSQL does
+    return getattr(func, SQLITE_PG_TEXT)(literal(kind), column, type_=String)
