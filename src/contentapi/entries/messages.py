@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from contentapi.entries.js import js_number_text
 from contentapi.errors import ApplicationError
+from contentapi.js import js_number_text
 
 __all__ = ["MESSAGES", "RequestError", "print_value"]
 

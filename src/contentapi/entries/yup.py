@@ -23,9 +23,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from contentapi.entries.js import MISSING, is_number, js_parse_float, js_string, js_to_number
 from contentapi.entries.messages import MESSAGES, print_value
 from contentapi.errors import FieldError
+from contentapi.js import MISSING, is_number, js_parse_float, js_string, js_to_number
 
 __all__ = [
     "MISSING",

@@ -15,12 +15,12 @@ the rewording is done here (docs/graphql.md, "graphql-core 3.2 and the messages"
 
 from __future__ import annotations
 
-import math
 import re
-from decimal import Decimal
 from typing import Any
 
 from graphql import GraphQLSyntaxError, Lexer, Source, TokenKind
+
+from contentapi.js import js_number_text as js_number
 
 __all__ = [
     "control_character_15",
@@ -186,41 +186,6 @@ def _js_string(text: str) -> str:
             out.append(char)
     out.append('"')
     return "".join(out)
-
-
-def js_number(value: int | float) -> str:
-    """``String(n)`` in JavaScript, where every number is a double: ``1.0`` is ``1``, ``-0`` is
-    ``0``, ``1e21`` is ``1e+21``, ``1e-7`` is ``1e-7``, an integer past 2**53 is rounded."""
-    if isinstance(value, int):
-        if -(2**53) <= value <= 2**53:
-            return str(value)
-        try:
-            value = float(value)
-        except OverflowError:
-            return "Infinity" if value > 0 else "-Infinity"
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    if value == 0:
-        return "0"
-    sign = "-" if value < 0 else ""
-    # The shortest digits that round-trip (what both Python's repr and JavaScript use).
-    _, digit_tuple, exponent = Decimal(repr(abs(value))).normalize().as_tuple()
-    digits = "".join(map(str, digit_tuple))
-    k = len(digits)
-    n = k + int(exponent)  # the value is 0.digits * 10**n
-    if k <= n <= 21:
-        text = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        text = digits[:n] + "." + digits[n:]
-    elif -6 < n <= 0:
-        text = "0." + "0" * -n + digits
-    else:
-        power = n - 1
-        mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
-        text = f"{mantissa}e{'+' if power >= 0 else '-'}{abs(power)}"
-    return sign + text
 
 
 _CHARACTER = re.compile(r"Unexpected character: (?:U\+([0-9A-F]{4,6})|'(.)'|\"(.)\")\.")

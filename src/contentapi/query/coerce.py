@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from contentapi.entries.js import js_number_text
 from contentapi.errors import ValidationError
+from contentapi.js import js_number_text
 from contentapi.values import parse_value
 
 __all__ = ["coerce_boolean", "coerce_filter_value", "loose_boolean"]

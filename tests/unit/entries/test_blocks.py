@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from contentapi.entries.blocks import parse_blocks, valid_link
-from contentapi.entries.js import js_number_text, js_string
+from contentapi.js import js_number_text, js_string
 from contentapi.values import js_json
 
 VECTORS_PATH = Path(__file__).resolve().parents[2] / "vectors" / "blocks-validator.json"
