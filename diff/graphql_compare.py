@@ -461,7 +461,17 @@ def _compare(doc: Doc, ours: dict[str, Any], theirs: dict[str, Any]) -> GraphqlV
     if ours.get("errors") != theirs.get("errors"):
         a_errors, b_errors = ours.get("errors") or [], theirs.get("errors") or []
         if len(a_errors) != len(b_errors):
-            return GraphqlVerdict(False, f"error count ({'/'.join(a_codes)})", "", detail)
+            kind = f"error count ({'/'.join(a_codes)})"
+            # a private filter field is one validation error more beside the document's others
+            beside = [e for e in a_errors if not _private_filter_error(e)]
+            if private and beside == b_errors and len(beside) < len(a_errors):
+                return GraphqlVerdict(
+                    False,
+                    kind,
+                    "on purpose: private attributes absent from GraphQL …FiltersInput types",
+                    detail,
+                )
+            return GraphqlVerdict(False, kind, "", detail)
         for x, y in zip(a_errors, b_errors, strict=True):
             if x.get("message") != y.get("message"):
                 sorted_by = "sort" in json.dumps(doc.op) or "invalid:sort" in doc.tags
@@ -520,3 +530,12 @@ def _compare(doc: Doc, ours: dict[str, Any], theirs: dict[str, Any]) -> GraphqlV
             False, kind, "on purpose: total under deep filters is exact", difference
         )
     return GraphqlVerdict(False, kind, "", difference, widen=True)
+
+
+def _private_filter_error(error: Any) -> bool:
+    """``Field "editorNotes" is not defined by type "ArticleFiltersInput".``: the validation
+    error a private attribute's filter gets here, where Strapi's schema has the field."""
+    message = error.get("message") if isinstance(error, dict) else None
+    return isinstance(message, str) and bool(
+        re.fullmatch(r'Field "\w+" is not defined by type "\w+FiltersInput"\.', message)
+    )

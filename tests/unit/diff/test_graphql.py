@@ -167,3 +167,23 @@ def test_differences_made_on_purpose_are_expected_and_others_not():
     assert "500" in crash.expected
     answered = compare_graphql(_doc(text), answer(200, None), answer(200, "INTERNAL_SERVER_ERROR"))
     assert not answered.same and not answered.expected
+
+
+def test_a_private_filter_beside_another_validation_error_is_expected():
+    # seed 11: `Q($v0: [String]) { articles(filters: {editorNotes: …}) … }` — both servers
+    # refuse the unused variable; only ours also refuses the private field
+    text = '{ articles(filters: {editorNotes: {eq: "x"}}) { data { id } } }'
+    normalizer = GraphqlNormalizer(Ids())
+    unused = {"message": 'Variable "$v0" is never used in operation "Q".'}
+    field = {"message": 'Field "editorNotes" is not defined by type "ArticleFiltersInput".'}
+
+    def answer(*errors: dict) -> dict:
+        body = {
+            "errors": [{**e, "extensions": {"code": "GRAPHQL_VALIDATION_FAILED"}} for e in errors]
+        }
+        return normalizer.answer(text, {}, GraphqlAnswer(400, json.dumps(body)))
+
+    private = Doc({"sel": []}, {"invalid:private"}, raw=text)
+    verdict = compare_graphql(private, answer(field, unused), answer(unused))
+    assert "private attributes" in verdict.expected
+    assert not compare_graphql(_doc(text), answer(field, unused), answer(unused)).expected
