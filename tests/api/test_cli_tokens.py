@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from contentapi.cli import app
 from tests.conftest import MODELS, Databases
+from tests.support.waiting import eventually
 
 SALT = "test-salt"  # the app of ``start_app`` hashes with it too
 
@@ -113,7 +114,10 @@ async def test_revoke(tokens, start_app):
     assert (await handle.client.get("/api/articles", headers=bearer)).status_code == 200
     revoked = await tokens("revoke", "old")
     assert revoked.exit_code == 0 and "revoked token 'old'" in revoked.stderr
-    await asyncio.sleep(0.3)  # PostgreSQL: the workers hear of it through NOTIFY
-    assert (await handle.client.get("/api/articles", headers=bearer)).status_code == 401
+
+    async def refused() -> bool:  # PostgreSQL: the workers hear of it through NOTIFY
+        return (await handle.client.get("/api/articles", headers=bearer)).status_code == 401
+
+    await eventually(refused, "the revoked token refused")
     assert "old" not in (await tokens("list")).output
     one_line_error(await tokens("revoke", "old"), 1, "no API token named 'old'")

@@ -17,7 +17,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ import pytest
 from tests.api.upload.test_upload import png
 from tests.conftest import ADMIN_TOKEN, MODELS
 from tests.support.pgproxy import RoundTripProxy
+from tests.support.waiting import eventually
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 RATE_LIMIT = 4
@@ -39,16 +40,6 @@ def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-async def _eventually(check: Callable[[], Awaitable[bool]], what: str) -> float:
-    """Seconds until ``check()`` holds; fails past ``BOUND_SECONDS``."""
-    started = time.monotonic()
-    while not await check():
-        if time.monotonic() - started > BOUND_SECONDS:
-            pytest.fail(f"{what}: not within {BOUND_SECONDS} s")
-        await asyncio.sleep(0.02)
-    return time.monotonic() - started
 
 
 @pytest.fixture
@@ -153,7 +144,9 @@ async def test_two_instances_share_everything(instances, s3_emulator, s3_bucket)
     async def public_may_find() -> bool:
         return (await other.get("/api/articles")).status_code == 200
 
-    await _eventually(public_may_find, "the role change on the other instance")
+    await eventually(
+        public_may_find, "the role change on the other instance", seconds=BOUND_SECONDS
+    )
 
     # a write through one is read, and counted, by the other (list totals are kept per
     # process and forgotten on every committed write, whoever made it)
@@ -168,7 +161,7 @@ async def test_two_instances_share_everything(instances, s3_emulator, s3_bucket)
         listed = (await other.get("/api/articles")).json()
         return bool(listed["meta"]["pagination"]["total"] == 1)
 
-    await _eventually(counted, "the list total on the other instance")
+    await eventually(counted, "the list total on the other instance", seconds=BOUND_SECONDS)
 
     # an upload through one (S3) is listed by the other and read through its URL
     picture = png(800, 600)
@@ -240,6 +233,8 @@ async def test_the_listener_connects_where_configured(backend, databases, start_
         async def emptied() -> bool:
             return len(handle.runtime.caller_cache) == 0
 
-        await _eventually(emptied, "the notification through the listening connection")
+        await eventually(
+            emptied, "the notification through the listening connection", seconds=BOUND_SECONDS
+        )
     finally:
         await proxy.stop()

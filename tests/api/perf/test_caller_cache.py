@@ -2,20 +2,15 @@
 
 Unit tests of ``CallerCache``, then a real server with 2 worker processes on PostgreSQL: a
 permission granted through the API, one revoked by another tool writing to the database, an
-API token deleted — each answered correctly by every worker within 100 ms of its commit.
+API token deleted — each answered correctly by every worker soon after its commit (polled; the
+bound is a hang guard, not a speed claim: the listener's latency is the benchmark's business).
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -24,7 +19,9 @@ import pytest
 
 from contentapi.auth.actor import Actor
 from contentapi.auth.cache import CallerCache
-from tests.conftest import ADMIN_TOKEN, MODELS
+from tests.conftest import MODELS
+from tests.support.server import ADMIN_TOKEN, ServerProcess
+from tests.support.waiting import eventually
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 PLUGIN = "plugin::users-permissions"
@@ -67,51 +64,27 @@ def test_expired_tokens_and_size_bound():
 # ---------------------------------------------------------------- two workers
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
-async def two_workers(
-    backend: str, databases: Any, tmp_path: Path
-) -> AsyncIterator[tuple[str, str]]:
-    """(the server's address, its database as asyncpg takes it)"""
+async def two_workers(backend: str, databases: Any) -> AsyncIterator[tuple[str, str]]:
+    """(the server's address, its database as asyncpg takes it), once both workers serve"""
     if backend != "postgres":
         pytest.skip("the caller cache (LISTEN/NOTIFY) exists on PostgreSQL only")
     url = await databases.new_url()
-    port = _free_port()
-    env = {
-        **os.environ,
-        "CONTENTAPI_DATABASE_URL": url,
-        "CONTENTAPI_CONTENT_TYPES_DIR": str(MODELS),
-        "CONTENTAPI_ADMIN_TOKEN": ADMIN_TOKEN,
-        "CONTENTAPI_UPLOADS_DIR": str(tmp_path / "uploads"),
-        "CONTENTAPI_JWT_SECRET": "two-workers-secret-long-enough-for-hs512-0123456789abcdef",
-    }
-    command = [str(Path(sys.executable).parent / "contentapi"), "serve", "--port", str(port)]
-    process = subprocess.Popen(
-        [*command, "--workers", "2"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
+    server = ServerProcess(url, MODELS, workers=2)
+    await asyncio.to_thread(server.start)
     try:
-        async with httpx.AsyncClient() as client:
-            for _ in range(300):
-                try:
-                    if (await client.get(f"{base}/api/articles", headers=ADMIN)).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                await asyncio.sleep(0.1)
-        await asyncio.sleep(1.0)  # both workers up
-        yield base, url.replace("postgresql+asyncpg://", "postgresql://")
+        yield server.base_url, url.replace("postgresql+asyncpg://", "postgresql://")
     finally:
-        process.terminate()
-        process.wait(timeout=15)
+        server.stop()
+
+
+async def _settles(read: Callable[[], Awaitable[set[int]]], expected: set[int], what: str) -> None:
+    """Until every answer over fresh connections (both workers) is ``expected``."""
+
+    async def settled() -> bool:
+        return await read() == expected
+
+    await eventually(settled, what)
 
 
 async def _statuses(base: str, headers: dict[str, str], count: int = 40) -> set[int]:
@@ -144,7 +117,7 @@ async def _totals(base: str, count: int = 40) -> set[int]:
     return totals
 
 
-async def test_list_totals_follow_writes_in_every_worker_within_100_ms(
+async def test_list_totals_follow_writes_in_every_worker(
     two_workers: tuple[str, str],
 ):
     base, dsn = two_workers
@@ -154,18 +127,16 @@ async def test_list_totals_follow_writes_in_every_worker_within_100_ms(
             f"{base}/api/articles", json={"data": {"title": "Counted"}}, headers=ADMIN
         )
     assert created.status_code == 200, created.text
-    await asyncio.sleep(0.1)
-    assert await _totals(base) == {1}
+    await _settles(lambda: _totals(base), {1}, "the new total in both workers")
     conn = await asyncpg.connect(dsn)  # another tool deletes it
     try:
         await conn.execute("DELETE FROM articles")
     finally:
         await conn.close()
-    await asyncio.sleep(0.1)
-    assert await _totals(base) == {0}
+    await _settles(lambda: _totals(base), {0}, "the total after another tool's delete")
 
 
-async def test_changes_apply_in_every_worker_within_100_ms(two_workers: tuple[str, str]):
+async def test_changes_apply_in_every_worker(two_workers: tuple[str, str]):
     base, dsn = two_workers
     assert await _statuses(base, {}) == {403}  # public may not find yet: cached in both
     role = await _public_role(base)
@@ -177,18 +148,15 @@ async def test_changes_apply_in_every_worker_within_100_ms(two_workers: tuple[st
             headers=ADMIN,
         )
     assert response.json() == {"ok": True}
-    await asyncio.sleep(0.1)
-    assert await _statuses(base, {}) == {200}
+    await _settles(lambda: _statuses(base, {}), {200}, "the granted permission in both workers")
 
     # another tool revokes it straight in the database
     conn = await asyncpg.connect(dsn)
     try:
         await conn.execute("DELETE FROM up_permissions WHERE action = 'api::article.article.find'")
-        committed = time.monotonic()
     finally:
         await conn.close()
-    await asyncio.sleep(max(0.0, 0.1 - (time.monotonic() - committed)))
-    assert await _statuses(base, {}) == {403}
+    await _settles(lambda: _statuses(base, {}), {403}, "the revoked permission in both workers")
 
     # an API token deleted by another tool stops working too
     assert await _statuses(base, ADMIN, 10) == {200}
@@ -197,5 +165,4 @@ async def test_changes_apply_in_every_worker_within_100_ms(two_workers: tuple[st
         await conn.execute("DELETE FROM strapi_api_tokens")
     finally:
         await conn.close()
-    await asyncio.sleep(0.1)
-    assert await _statuses(base, ADMIN) == {401}
+    await _settles(lambda: _statuses(base, ADMIN), {401}, "the deleted token in both workers")

@@ -20,6 +20,7 @@ import psutil
 import pytest
 
 from tests.support.server import FIGURES, ServerProcess
+from tests.support.waiting import eventually
 
 REQUESTS = int(os.environ.get("CONTENTAPI_TEST_RESOURCE_REQUESTS", "1200"))
 WARM_UP = 300
@@ -159,7 +160,15 @@ async def test_a_client_gone_mid_upload_leaves_no_file_no_row_no_descriptor(serv
         ]
         for parts in cases:
             await asyncio.to_thread(_partial_upload, server.port, parts, 10_000_000)
-        await asyncio.sleep(1.0)
+
+        async def cleaned_up() -> bool:  # the server notices each hang-up on its own time
+            stored = {p for p in server.uploads.rglob("*") if p.is_file()}
+            opened = {f.path for f in serving.open_files()} - files_before
+            return stored == stored_before and not {
+                path for path in opened if ".db" not in Path(path).name
+            }
+
+        await eventually(cleaned_up, "the cut uploads' files and descriptors released")
         names = "&".join(f"filters[name][$in][{i}]=cut-{n}.txt" for i, n in enumerate("abcd"))
         files = await http.get(f"/api/upload/files?{names}")
         assert files.status_code == 200
@@ -181,8 +190,8 @@ async def test_a_client_gone_mid_upload_leaves_no_file_no_row_no_descriptor(serv
             if c.laddr.port == server.port and c.status != psutil.CONN_LISTEN
         ]
 
-    deadline = time.monotonic() + 5  # the last client's own hang-up may still be arriving
-    while clients() and time.monotonic() < deadline:
-        await asyncio.sleep(0.1)
-    assert not clients(), clients()
+    async def hung_up() -> bool:  # the last client's own hang-up may still be arriving
+        return not clients()
+
+    await eventually(hung_up, "every client connection closed")
     assert "Traceback" not in server.log, server.log
