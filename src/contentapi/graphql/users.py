@@ -3,14 +3,13 @@
 ``me``, ``login``, ``register``, ``changePassword``, the e-mail flows (``forgotPassword``,
 ``resetPassword``, ``emailConfirmation``: the REST routes' services and answers), plus the
 plugin's replacements of Shadow CRUD mutations for users (``…UserEntityResponse!``) and roles
-(``{ok}`` payloads). Types and names are the plugin's. Sign-in, sign-up and the password
-flows share REST's rate limits; like Strapi's resolvers (``auth: false``), the e-mail flows
-ask no permission.
+(``{ok}`` payloads). Types and names are the plugin's. The auth flows are ``users.flows``, REST's
+own, so sign-in, sign-up and the password flows count against the same rate limits as REST's;
+like Strapi's resolvers (``auth: false``), they ask no permission but ``changePassword``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from graphql import (
@@ -27,8 +26,8 @@ from graphql import (
 )
 
 from contentapi.auth.permissions import PLUGIN
-from contentapi.auth.ratelimit import RateLimiter, accounts_of
-from contentapi.errors import ForbiddenError, NotFoundError, ValidationError
+from contentapi.auth.ratelimit import RateLimiter, client_address
+from contentapi.errors import ForbiddenError, NotFoundError
 from contentapi.graphql.context import GraphQLContext
 from contentapi.graphql.crud import ContentTypeResolvers, entry_id, input_data
 from contentapi.graphql.errors import PlainResolverError
@@ -37,11 +36,7 @@ from contentapi.query.ast import ReadQuery, RelationPopulate
 from contentapi.schema.builtin import ROLE_UID, USER_UID
 from contentapi.schema.registry import Registry
 from contentapi.users.account_mail import AccountMail
-from contentapi.users.auth_bodies import (
-    confirmation_query,
-    forgot_password_body,
-    reset_password_body,
-)
+from contentapi.users.flows import AuthFlows, SignedIn
 from contentapi.users.roles import RolesService
 from contentapi.users.service import UsersService
 from contentapi.users.validation import validate_create_body
@@ -110,8 +105,7 @@ def _me_value(user: dict[str, Any]) -> dict[str, Any]:
 
 
 def _client(info: GraphQLResolveInfo) -> str:
-    request = info.context.request
-    return request.client.host if request.client else "unknown"
+    return client_address(info.context.request)
 
 
 class UsersPermissionsFields:
@@ -215,60 +209,52 @@ class UsersPermissionsFields:
             ),
         }
 
-    async def _limit(self, info: GraphQLResolveInfo, path: str, body: Mapping[str, Any]) -> None:
-        """REST's limit, under the REST route's path (Strapi's GraphQL has none)."""
-        if self.limiter is not None:
-            await self.limiter.hit(path, _client(info), accounts_of(body))
+    def _flows(self, ctx: GraphQLContext) -> AuthFlows:
+        return AuthFlows(UsersService(ctx.runtime), AccountMail(ctx.runtime), self.limiter)
 
     async def login(self, _parent: Any, info: GraphQLResolveInfo, input: dict) -> Any:
         ctx: GraphQLContext = info.context
-        await self._limit(info, "/api/auth/local", input)
-        if input.get("provider", "local") != "local":
-            raise ValidationError("Only the local provider is available")
-        jwt, user = await UsersService(ctx.runtime).login(input)
-        return await self._payload(ctx, jwt, int(user["id"]))
+        provider = input.get("provider", "local")
+        signed_in = await self._flows(ctx).login(input, _client(info), provider=provider)
+        return await self._payload(ctx, signed_in)
 
     async def register(self, _parent: Any, info: GraphQLResolveInfo, input: dict) -> Any:
         ctx: GraphQLContext = info.context
-        await self._limit(info, "/api/auth/local/register", input)
-        jwt, user = await UsersService(ctx.runtime).register(input)
-        return await self._payload(ctx, jwt, int(user["id"]))
+        return await self._payload(ctx, await self._flows(ctx).register(input, _client(info)))
 
     async def change_password(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: GraphQLContext = info.context
         ctx.authorize(f"{PLUGIN}.auth.changePassword")
         if ctx.actor.user_id is None:
             raise ForbiddenError("Forbidden access")
-        await self._limit(info, "/api/auth/change-password", {})
-        jwt, _ = await UsersService(ctx.runtime).change_password(ctx.actor.user_id, args)
-        return await self._payload(ctx, jwt, ctx.actor.user_id)
+        flows = self._flows(ctx)
+        return await self._payload(
+            ctx, await flows.change_password(ctx.actor.user_id, args, _client(info))
+        )
 
-    async def _payload(self, ctx: GraphQLContext, jwt: str | None, user_id: int) -> dict[str, Any]:
+    async def _payload(self, ctx: GraphQLContext, signed_in: SignedIn) -> dict[str, Any]:
+        """``UsersPermissionsLoginPayload``: the user read again, with its role."""
         query = ReadQuery(populate={"role": RelationPopulate()})
-        user = await UsersService(ctx.runtime).user(user_id, query)
+        user = await UsersService(ctx.runtime).user(signed_in.user_id, query)
         assert user is not None
-        return {"jwt": jwt, "user": _me_value(user)}
+        return {"jwt": signed_in.jwt, "user": _me_value(user)}
 
     async def forgot_password(self, _parent: Any, info: GraphQLResolveInfo, email: str) -> Any:
         ctx: GraphQLContext = info.context
-        body = {"email": email}
-        await self._limit(info, "/api/auth/forgot-password", body)
-        await AccountMail(ctx.runtime).forgot_password(forgot_password_body(body))
+        await self._flows(ctx).forgot_password({"email": email}, _client(info))
         return {"ok": True}
 
     async def reset_password(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: GraphQLContext = info.context
-        await self._limit(info, "/api/auth/reset-password", {})
-        user_id = await AccountMail(ctx.runtime).reset_password(*reset_password_body(args))
-        return await self._payload(ctx, UsersService(ctx.runtime).issue(user_id), user_id)
+        return await self._payload(ctx, await self._flows(ctx).reset_password(args, _client(info)))
 
     async def email_confirmation(
         self, _parent: Any, info: GraphQLResolveInfo, confirmation: str
     ) -> Any:
         ctx: GraphQLContext = info.context
-        code = confirmation_query({"confirmation": confirmation})
-        user_id = await AccountMail(ctx.runtime).confirm(code)
-        return await self._payload(ctx, UsersService(ctx.runtime).issue(user_id), user_id)
+        flows = self._flows(ctx)
+        user_id = await flows.confirm_email({"confirmation": confirmation})
+        return await self._payload(ctx, flows.sign_in(user_id))
 
     # ------------------------------------------------------------ user and role CRUD
 

@@ -2,9 +2,9 @@
 
 Bodies are plain JSON objects (no ``data`` envelope); users are answered as plain objects and
 the users list as a plain array. Every route asks the one permission check for its plugin
-action (``plugin::users-permissions.<controller>.<action>``); ``/api/auth/*`` is throttled but
-``email-confirmation``, as in Strapi (a 256-bit code cannot be guessed), and, unlike Strapi,
-``send-email-confirmation`` too: it sends mail.
+action (``plugin::users-permissions.<controller>.<action>``). The ``/api/auth/*`` routes read the
+body, call their flow (``users.flows``: the rate limit, then the service, as GraphQL's
+mutations do) and shape its answer.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from starlette.responses import RedirectResponse, Response
 from contentapi.auth.actor import Actor, may
 from contentapi.auth.deps import require
 from contentapi.auth.permissions import PLUGIN
-from contentapi.auth.ratelimit import RateLimiter, accounts_of
+from contentapi.auth.ratelimit import RateLimiter, client_address
 from contentapi.errors import NotFoundError, UnauthorizedError
 from contentapi.query.ast import OffsetPagination, ReadQuery
 from contentapi.rest.body import read_json_object
@@ -26,12 +26,7 @@ from contentapi.rest.responses import OrjsonResponse
 from contentapi.runtime import Runtime
 from contentapi.schema.builtin import USER_UID
 from contentapi.users.account_mail import AccountMail
-from contentapi.users.auth_bodies import (
-    confirmation_query,
-    forgot_password_body,
-    reset_password_body,
-    send_confirmation_body,
-)
+from contentapi.users.flows import AuthFlows, SignedIn
 from contentapi.users.roles import RolesService
 from contentapi.users.service import UsersService
 from contentapi.users.validation import validate_create_body
@@ -41,10 +36,6 @@ __all__ = ["build_users_router"]
 
 def _runtime(request: Request) -> Runtime:
     return request.app.state.runtime
-
-
-def _client_ip(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
 
 
 def _user_query(request: Request, actor: Actor, *, listing: bool) -> ReadQuery:
@@ -83,17 +74,24 @@ def _user(request: Request, entry: dict[str, Any]) -> dict[str, Any]:
 def build_users_router(runtime: Runtime) -> APIRouter:
     router = APIRouter(prefix="/api")
     users = UsersService(runtime)
-    mail = AccountMail(runtime)
     roles = RolesService(runtime)
     settings = runtime.settings
     limiter = RateLimiter(
         runtime.database, settings.auth_rate_limit_max, settings.auth_rate_limit_seconds
     )
+    flows = AuthFlows(users, AccountMail(runtime), limiter)
 
-    async def auth_answer(request: Request, jwt: str | None, user: dict[str, Any]) -> Response:
-        if jwt is None:  # a sign-up that must confirm its address first
+    async def auth_answer(request: Request, signed_in: SignedIn) -> Response:
+        user = signed_in.user if signed_in.user is not None else await _read_user(signed_in)
+        if signed_in.jwt is None:  # a sign-up that must confirm its address first
             return OrjsonResponse({"user": _user(request, user)})
-        return OrjsonResponse({"jwt": jwt, "user": _user(request, user)})
+        return OrjsonResponse({"jwt": signed_in.jwt, "user": _user(request, user)})
+
+    async def _read_user(signed_in: SignedIn) -> dict[str, Any]:
+        user = await users.user(signed_in.user_id)
+        if user is None:  # deleted between the write and this read
+            raise NotFoundError("User not found")
+        return user
 
     # ---------------------------------------------------------------- auth
 
@@ -101,15 +99,13 @@ def build_users_router(runtime: Runtime) -> APIRouter:
     async def login(request: Request) -> Response:
         await require(request, f"{PLUGIN}.auth.callback")
         body = await read_json_object(request)
-        await limiter.hit(request.url.path, _client_ip(request), accounts_of(body))
-        return await auth_answer(request, *await users.login(body))
+        return await auth_answer(request, await flows.login(body, client_address(request)))
 
     @router.post("/auth/local/register")
     async def register(request: Request) -> Response:
         await require(request, f"{PLUGIN}.auth.register")
         body = await read_json_object(request)
-        await limiter.hit(request.url.path, _client_ip(request), accounts_of(body))
-        return await auth_answer(request, *await users.register(body))
+        return await auth_answer(request, await flows.register(body, client_address(request)))
 
     @router.post("/auth/change-password")
     async def change_password(request: Request) -> Response:
@@ -117,46 +113,37 @@ def build_users_router(runtime: Runtime) -> APIRouter:
         if actor.user_id is None:
             raise UnauthorizedError("You must be authenticated to reset your password")
         body = await read_json_object(request)
-        await limiter.hit(request.url.path, _client_ip(request), accounts_of(body))
-        return await auth_answer(request, *await users.change_password(actor.user_id, body))
+        changed = await flows.change_password(actor.user_id, body, client_address(request))
+        return await auth_answer(request, changed)
 
     @router.post("/auth/forgot-password")
     async def forgot_password(request: Request) -> Response:
         await require(request, f"{PLUGIN}.auth.forgotPassword")
         body = await read_json_object(request)
-        await limiter.hit(request.url.path, _client_ip(request), accounts_of(body))
-        await mail.forgot_password(forgot_password_body(body))
+        await flows.forgot_password(body, client_address(request))
         return OrjsonResponse({"ok": True})
 
     @router.post("/auth/reset-password")
     async def reset_password(request: Request) -> Response:
         await require(request, f"{PLUGIN}.auth.resetPassword")
         body = await read_json_object(request)
-        await limiter.hit(request.url.path, _client_ip(request), accounts_of(body))
-        user_id = await mail.reset_password(*reset_password_body(body))
-        return await auth_answer(request, users.issue(user_id), await _read_user(user_id))
+        return await auth_answer(request, await flows.reset_password(body, client_address(request)))
 
     @router.get("/auth/email-confirmation")
     async def email_confirmation(request: Request) -> Response:
         await require(request, f"{PLUGIN}.auth.emailConfirmation")
         params = request.query_params
         values = params.getlist("confirmation")
-        query = {"confirmation": values if len(values) > 1 else params.get("confirmation")}
-        await mail.confirm(confirmation_query(query))
-        return RedirectResponse(await mail.confirmation_redirect(), status_code=302)
+        await flows.confirm_email(
+            {"confirmation": values if len(values) > 1 else params.get("confirmation")}
+        )
+        return RedirectResponse(await flows.confirmation_redirect(), status_code=302)
 
     @router.post("/auth/send-email-confirmation")
     async def send_email_confirmation(request: Request) -> Response:
         await require(request, f"{PLUGIN}.auth.sendEmailConfirmation")
         body = await read_json_object(request)
-        await limiter.hit(request.url.path, _client_ip(request), accounts_of(body))
-        return OrjsonResponse(await mail.resend_confirmation(send_confirmation_body(body)))
-
-    async def _read_user(user_id: int) -> dict[str, Any]:
-        user = await users.user(user_id)
-        if user is None:  # deleted between the write and this read
-            raise NotFoundError("User not found")
-        return user
+        return OrjsonResponse(await flows.send_email_confirmation(body, client_address(request)))
 
     # ---------------------------------------------------------------- users
 

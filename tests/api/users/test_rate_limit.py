@@ -103,3 +103,28 @@ async def test_graphql_login_shares_the_rest_count(start_app):
     other = 'mutation { login(input: {identifier: "bob", password: "x"}) { jwt } }'
     response = await handle.client.post("/graphql", json={"query": other})
     assert response.json()["errors"][0]["message"] != RATE_LIMITED["message"]
+
+
+async def test_a_rest_and_a_graphql_login_count_as_one(start_app):
+    """One count per flow, whichever protocol asks: GraphQL first, then REST, then either is
+    refused; the password-reset mail shares its count the same way."""
+    handle = await start_app(auth_rate_limit_max=2)
+    login = 'mutation { login(input: {identifier: "Alice", password: "x"}) { jwt } }'
+
+    async def graphql(query: str) -> str:
+        response = await handle.client.post("/graphql", json={"query": query})
+        return response.json()["errors"][0]["message"]
+
+    assert await graphql(login) != RATE_LIMITED["message"]
+    assert (await _login(handle.client, "alice")).status_code == 400
+    assert await graphql(login) == RATE_LIMITED["message"]
+    assert (await _login(handle.client, "alice")).status_code == 429
+
+    forgot = 'mutation { forgotPassword(email: "nobody@example.com") { ok } }'
+    response = await handle.client.post("/graphql", json={"query": forgot})
+    assert response.json() == {"data": {"forgotPassword": {"ok": True}}}
+    body = {"email": "Nobody@example.com"}
+    assert (await handle.client.post("/api/auth/forgot-password", json=body)).status_code == 200
+    refused = await handle.client.post("/api/auth/forgot-password", json=body)
+    assert refused.status_code == 429
+    assert await graphql(forgot) == RATE_LIMITED["message"]
