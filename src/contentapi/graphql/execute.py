@@ -1,11 +1,11 @@
 """One GraphQL operation: cached parse + validation, execution, Strapi-shaped errors.
 
-Documents are parsed and validated once per query text (LRU). Execution is graphql-core's,
-with one change (``executor.ShapedExecutionContext``): a resolver may return a ``Precompleted``
-value — Shadow CRUD roots do, having shaped their whole subtree in one pass — which is taken as
-is instead of being walked field by field. Everything else (introspection, the plugins'
-payloads) runs through graphql-core's normal completion. Messages of a document that cannot
-run are graphql-js's (messages.py), as Strapi answers them.
+Documents are parsed and validated once per query text (kept in a ``caching.BoundedCache``).
+Execution is graphql-core's, with one change (``executor.ShapedExecutionContext``): a resolver
+may return a ``Precompleted`` value — Shadow CRUD roots do, having shaped their whole subtree
+in one pass — which is taken as is instead of being walked field by field. Everything else
+(introspection, the plugins' payloads) runs through graphql-core's normal completion. Messages
+of a document that cannot run are graphql-js's (messages.py), as Strapi answers them.
 """
 
 from __future__ import annotations
