@@ -25,7 +25,13 @@ from contentapi.auth.tokens import TokenHasher, ensure_admin_token
 from contentapi.config import Settings
 from contentapi.db.core_store import ensure_setting
 from contentapi.db.engine import Database
-from contentapi.db.notify import ChangeListener, install_auth_triggers, install_content_triggers
+from contentapi.db.notify import (
+    AUTH_CHANNEL,
+    CONTENT_CHANNEL,
+    ChangeListener,
+    install_auth_triggers,
+    install_content_triggers,
+)
 from contentapi.db.sync import SyncReport, sync_database
 from contentapi.db.tables import ContentTables, build_tables
 from contentapi.entries import EntryService
@@ -140,11 +146,7 @@ class Runtime:
                 await install_auth_triggers(conn, auth_tables(self.tables))
                 await install_content_triggers(conn, list(self.tables.metadata.tables))
         if not self.database.is_sqlite:
-            self.change_listener = ChangeListener(
-                self.settings.database_listen_url or self.settings.database_url,
-                self.caller_cache,
-                totals=self.entries.totals,
-            )
+            self.change_listener = self._listen()
             await self.change_listener.start()
         log.info(
             "contentapi ready: worker %d serving http://%s:%d",
@@ -152,6 +154,19 @@ class Runtime:
             self.settings.host,
             self.settings.port,
         )
+
+    def _listen(self) -> ChangeListener:
+        """The change listener with this process's subscribers: the caller cache follows the
+        auth tables, the list totals every content table; neither is trusted while the
+        listener cannot hear (``caching.InvalidatedCache``)."""
+        listener = ChangeListener(self.settings.database_listen_url or self.settings.database_url)
+        for channel, cache in (
+            (AUTH_CHANNEL, self.caller_cache),
+            (CONTENT_CHANNEL, self.entries.totals),
+        ):
+            listener.subscribe(channel, cache.changed)
+            listener.on_live(cache.set_live)
+        return listener
 
     async def stop(self) -> None:
         await self.outbox.drain()

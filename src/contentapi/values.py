@@ -15,6 +15,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from typing import Any
 
+from contentapi.caching import TIMESTAMP_TEXTS
+
 __all__ = [
     "MAX_ENTRY_ID",
     "MAX_JSON_DEPTH",
@@ -267,7 +269,7 @@ def parse_value(attribute_type: str, value: Any) -> Any:
     return _PARSERS[attribute_type](value)
 
 
-@lru_cache(maxsize=16_384)
+@lru_cache(maxsize=TIMESTAMP_TEXTS)
 def format_datetime(value: datetime) -> str:
     """``2020-02-10T04:00:00.000Z``: UTC with milliseconds, as JavaScript's ``toISOString``.
 

@@ -52,7 +52,7 @@ async def current_actor(request: Request) -> Actor:
     if actor is None:
         generation = cache.generation
         actor = await _read_actor(runtime, token, user_id)
-        cache.put(key, actor, generation, actor.expires_at)
+        cache.put(key, actor, generation)
     if actor.token_id is not None:
         runtime.token_usage.used(actor.token_id)  # last_used_at, at most once a minute
     return actor

@@ -30,6 +30,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import Executable
 
+from contentapi.caching import COMPILED_STATEMENTS, BoundedCache
 from contentapi.db.counter import StatementCounter
 
 __all__ = ["KeptStatements"]
@@ -37,9 +38,6 @@ __all__ = ["KeptStatements"]
 log = logging.getLogger(__name__)
 
 Processor = Callable[[Any], Any]
-
-#: kept statements compiled at most (the callers keep at most a few thousand statements)
-_CAPACITY = 4096
 
 _DOLLAR_PARAMETER = re.compile(r"\$(\d+)")
 
@@ -50,7 +48,6 @@ class _Compiled:
     compiled form; ``results`` is filled at the first run (it depends on the column types the
     server reports)."""
 
-    statement: Executable
     sql: str
     compiled: Any
     names: tuple[str, ...]
@@ -83,8 +80,11 @@ class KeptStatements:
             and hasattr(dialect, "_invalidate_schema_cache_asof")
             and hasattr(_asyncpg_connection_class(), "_prepare")
         )
-        #: by ``id(statement)``; each value holds its statement, so an id is never reused
-        self._compiled: dict[int, _Compiled | None] = {}
+        #: by ``id(statement)``: the statement (kept alive, so its id is not reused while
+        #: here, and compared) and its compiled form, ``None`` where it cannot run on asyncpg
+        self._compiled: BoundedCache[int, tuple[Executable, _Compiled | None]] = BoundedCache(
+            COMPILED_STATEMENTS
+        )
         #: statements run through asyncpg, and those that failed there and ran again through
         #: SQLAlchemy (tests assert the first grows and the second stays 0)
         self.driver_runs = 0
@@ -133,16 +133,13 @@ class KeptStatements:
 
     def _ready(self, statement: Executable) -> _Compiled | None:
         key = id(statement)
-        if key in self._compiled:
-            found = self._compiled[key]
-            if found is None or found.statement is statement:
-                return found
+        found = self._compiled.get(key)
+        if found is not None and found[0] is statement:
+            return found[1]
         # ``None`` (cannot run on the driver) is kept too; an id reused by another statement
         # (the first one was dropped) is compiled again
         compiled = self._compile(statement)
-        if len(self._compiled) >= _CAPACITY:  # callers rebuilt their statements: start over
-            self._compiled.clear()
-        self._compiled[key] = compiled
+        self._compiled.put(key, (statement, compiled))
         return compiled
 
     def _compile(self, statement: Executable) -> _Compiled | None:
@@ -157,7 +154,6 @@ class KeptStatements:
             return None  # not the one-name-per-position form this runner sends
         keys = tuple(column.keyname for column in compiled._result_columns)
         return _Compiled(
-            statement=statement,
             sql=compiled.string,
             compiled=compiled,
             names=names,

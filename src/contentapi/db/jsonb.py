@@ -23,6 +23,8 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from contentapi.caching import JSON_TEXTS
+
 __all__ = ["SQLITE_JSONB_KEY", "SQLITE_JSONB_OUT", "json_text", "jsonb_key", "jsonb_out"]
 
 SQLITE_JSONB_KEY = "jsonb_key"
@@ -35,7 +37,7 @@ def json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=JSON_TEXTS)
 def _parse(text: str) -> Any:
     return json.loads(text, parse_float=Decimal, parse_int=Decimal)
 

@@ -7,9 +7,11 @@ commits — whoever writes, this server, another worker, another instance or a t
 database. ``install_content_triggers`` does the same on every content table
 (``contentapi_content``). The triggers are additive: a Strapi database keeps working with them.
 
-``ChangeListener`` holds one plain asyncpg connection per worker, listening on both channels:
-an auth notification empties the ``CallerCache``, a content one the list totals. When the
-connection drops, neither is trusted until the listener has reconnected (retrying every second).
+``ChangeListener`` holds one plain asyncpg connection per worker and hands each notification to
+whoever subscribed to its channel; it knows none of them. ``runtime.py`` subscribes the caller
+cache to ``contentapi_auth`` and the list totals to ``contentapi_content``, and both to the
+connection's state: when it drops, neither is trusted until the listener has reconnected
+(retrying every second).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import asyncpg
@@ -25,20 +27,20 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from contentapi.auth.cache import CallerCache
-
 __all__ = [
-    "CHANNEL",
+    "AUTH_CHANNEL",
     "CONTENT_CHANNEL",
     "QUIET_SETTING",
     "ChangeListener",
+    "LiveSubscriber",
+    "Subscriber",
     "install_auth_triggers",
     "install_content_triggers",
 ]
 
 log = logging.getLogger("contentapi")
 
-CHANNEL = "contentapi_auth"
+AUTH_CHANNEL = "contentapi_auth"
 _FUNCTION = "contentapi_auth_changed"
 CONTENT_CHANNEL = "contentapi_content"
 _CONTENT_FUNCTION = "contentapi_content_changed"
@@ -46,10 +48,15 @@ _CONTENT_FUNCTION = "contentapi_content_changed"
 #: token's ``last_used_at`` stamp, which changes nobody's permissions: ``auth/token_usage.py``)
 QUIET_SETTING = "contentapi.quiet"
 
+#: called with a notification's payload: the name of the table whose change committed
+Subscriber = Callable[[str], None]
+#: called with whether the listener hears changes (``True``) or may miss them (``False``)
+LiveSubscriber = Callable[[bool], None]
+
 
 async def install_auth_triggers(conn: AsyncConnection, tables: Iterable[str]) -> None:
     """(Re)create the notifying function and one trigger per auth table (idempotent)."""
-    await _install_triggers(conn, _FUNCTION, CHANNEL, tables)
+    await _install_triggers(conn, _FUNCTION, AUTH_CHANNEL, tables)
 
 
 async def install_content_triggers(conn: AsyncConnection, tables: Iterable[str]) -> None:
@@ -101,34 +108,59 @@ def _connect_args(url: str) -> tuple[str, dict[str, Any]]:
 
 
 class ChangeListener:
-    """Empties ``cache`` on every ``contentapi_auth`` notification and ``totals`` (when given)
-    on every ``contentapi_content`` one; see the module docstring."""
+    """One worker's ear on the database: dispatches each notification of a subscribed channel
+    to the callbacks subscribed to it, and tells the ``on_live`` callbacks whether it hears.
 
-    def __init__(
-        self,
-        url: str,
-        cache: CallerCache,
-        retry_seconds: float = 1.0,
-        totals: Any = None,
-    ) -> None:
+    The subscribe API (the seam for anything a worker must learn from other processes' writes):
+
+    - ``subscribe(channel, callback)``: ``callback(payload)`` runs for every notification on
+      ``channel`` — the payload is the name of the table whose change committed (the triggers
+      above send ``TG_TABLE_NAME``). Callbacks run on the event loop, one after the other, and
+      must not block; one that raises is logged and the others still run. Subscribe before
+      ``start()``: the channels listened to are those subscribed when the connection opens.
+    - ``on_live(callback)``: ``callback(True)`` once listening (again), ``callback(False)``
+      when the connection is lost or the listener stops. Notifications sent meanwhile are
+      lost, so whatever trusts them (the invalidated caches of ``caching.py``) must stop
+      trusting itself on ``False``.
+
+    The listener knows no subscriber: the composition root (``runtime.py``) subscribes them.
+    """
+
+    def __init__(self, url: str, retry_seconds: float = 1.0) -> None:
         self.dsn, self.options = _connect_args(url)
-        self.cache = cache
-        self.totals = totals
         self.retry_seconds = retry_seconds
+        #: whether the connection is up and listening on every subscribed channel
+        self.live = False
+        self._subscribers: dict[str, list[Subscriber]] = {}
+        self._live_subscribers: list[LiveSubscriber] = []
         self._task: asyncio.Task[None] | None = None
         self._lost = asyncio.Event()
 
-    def _changed(self, *_args: Any) -> None:
-        self.cache.clear()
+    def subscribe(self, channel: str, callback: Subscriber) -> None:
+        """Call ``callback(payload)`` on every notification of ``channel`` (see the class)."""
+        if self._task is not None and channel not in self._subscribers:
+            raise RuntimeError(f"subscribe to {channel!r} before the listener starts")
+        self._subscribers.setdefault(channel, []).append(callback)
 
-    def _content_changed(self, *_args: Any) -> None:
-        if self.totals is not None:
-            self.totals.clear()
+    def unsubscribe(self, channel: str, callback: Subscriber) -> None:
+        """Stop calling ``callback`` for ``channel`` (the channel stays listened to)."""
+        self._subscribers[channel].remove(callback)
+
+    def on_live(self, callback: LiveSubscriber) -> None:
+        """Call ``callback(live)`` whenever the listener starts or stops hearing changes."""
+        self._live_subscribers.append(callback)
+
+    def _dispatch(self, _connection: Any, _pid: int, channel: str, payload: str) -> None:
+        for callback in tuple(self._subscribers.get(channel, ())):
+            try:
+                callback(payload)
+            except Exception:  # one subscriber's failure must not keep the others deaf
+                log.exception("change listener: a %s subscriber failed", channel)
 
     def _set_live(self, live: bool) -> None:
-        self.cache.set_live(live)
-        if self.totals is not None:
-            self.totals.set_live(live)
+        self.live = live
+        for callback in tuple(self._live_subscribers):
+            callback(live)
 
     def _terminated(self, *_args: Any) -> None:
         self._set_live(False)
@@ -139,8 +171,8 @@ class ChangeListener:
         try:
             self._lost.clear()
             connection.add_termination_listener(self._terminated)
-            await connection.add_listener(CHANNEL, self._changed)
-            await connection.add_listener(CONTENT_CHANNEL, self._content_changed)
+            for channel in self._subscribers:
+                await connection.add_listener(channel, self._dispatch)
             self._set_live(True)
             await self._lost.wait()
         finally:
@@ -155,14 +187,14 @@ class ChangeListener:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the database is away: requests read it directly
-                log.warning("auth change listener: %s; retrying", error)
+                log.warning("change listener: %s; retrying", error)
             await asyncio.sleep(self.retry_seconds)
 
     async def start(self, wait_seconds: float = 5.0) -> None:
         """Start listening; waits (up to ``wait_seconds``) for the first connection."""
-        self._task = asyncio.create_task(self._run(), name="contentapi-auth-listener")
+        self._task = asyncio.create_task(self._run(), name="contentapi-change-listener")
         for _ in range(int(wait_seconds / 0.01)):
-            if self.cache.live:
+            if self.live:
                 return
             await asyncio.sleep(0.01)
 

@@ -19,6 +19,7 @@ from sqlalchemy.exc import DataError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.auth.passwords import PasswordHasher
+from contentapi.caching import ENTRY_STATEMENTS, PAGE_STATEMENTS, BoundedCache
 from contentapi.db.engine import Database
 from contentapi.db.tables import ContentTables
 from contentapi.entries.input import EntryWrite, ModelWrite, parse_entry_input
@@ -86,14 +87,16 @@ class EntryService:
         self.compiler = Compiler(registry, tables, database.dialect)
         self.populator = Populator(registry, tables, self.compiler, locales[0], database.kept)
         #: built page and count statements by query (``_page_statements``)
-        self._pages: dict[Any, tuple[Select[Any], Columns, Select[Any], Any]] = {}
+        self._pages: BoundedCache[Any, tuple[Select[Any], Columns, Select[Any], Any]] = (
+            BoundedCache(PAGE_STATEMENTS)
+        )
         #: list totals per query (PostgreSQL: trusted while the change listener listens)
         self.totals = TotalsCache()
         #: updates of one entry queue here, one transaction at a time per worker (turns.py)
         self.turns = EntryTurns()
         database.after_write.append(self.totals.clear)
         #: built one-entry statements by type, fields and state (a handful per type)
-        self._by_id: dict[Any, tuple[Select[Any], Columns]] = {}
+        self._by_id: BoundedCache[Any, tuple[Select[Any], Columns]] = BoundedCache(ENTRY_STATEMENTS)
 
     def content_type(self, uid: str) -> ContentType:
         return self.registry.content_types[uid]
@@ -143,8 +146,8 @@ class EntryService:
         self, content_type: ContentType, query: ReadQuery
     ) -> tuple[Select[Any], Columns, Select[Any], Any]:
         """The page and count statements of a list query, built once per query shape and
-        values (``_pages`` keeps the last 512): a repeated request skips building them and
-        SQLAlchemy's cache-key walk."""
+        values (``_pages``): a repeated request skips building them and SQLAlchemy's cache-key
+        walk."""
         key: tuple[Any, ...] | None = (
             content_type.uid,
             query.publication_state,
@@ -174,9 +177,7 @@ class EntryService:
         # the count does not depend on the page: its key leaves limit and offset out
         built = (statement, columns, count, None if key is None else key[:-2])
         if key is not None:
-            self._pages[key] = built
-            while len(self._pages) > 512:
-                self._pages.pop(next(iter(self._pages)))
+            self._pages.put(key, built)
         return built
 
     async def find_many(self, uid: str, query: ReadQuery) -> Page:
@@ -228,9 +229,7 @@ class EntryService:
             if live:
                 where = and_(where, table.c.published_at.is_not(None))
             statement, columns = self._select(content_type, query)
-            if len(self._by_id) >= 1024:  # many field combinations: start over
-                self._by_id.clear()
-            found = self._by_id[key] = (statement.where(where), columns)
+            found = self._by_id.put(key, (statement.where(where), columns))
         statement, columns = found
         entries = await self._entries(
             conn, content_type, statement, columns, query, {"entry_id": entry_id}, kept=True

@@ -5,39 +5,25 @@ which grows with the table (at 50,000 books it is most of a list request's cost)
 each worker keeps the totals it counted, per query; a write committed by this worker empties
 them at once (``Database.write``), and one committed anywhere else — another worker, another
 instance, a tool on the database — empties them through ``NOTIFY contentapi_content`` from
-triggers on every content table (``db/notify.py``). As with the caller cache, the totals are
-trusted only while the listener is connected, and a count that raced with a write is not kept.
-SQLite: not used (every list counts).
+triggers on every content table, which the change listener (``db/notify.py``) hears and
+``runtime.py`` subscribes these totals to. The generation and live protocol is
+``caching.InvalidatedCache``'s, as for the caller cache: trusted only while the listener is
+connected, and a count that raced with a write is not kept. SQLite: not used (every list counts).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
 
+from contentapi.caching import LIST_TOTALS, InvalidatedCache
+
 __all__ = ["TotalsCache"]
 
 
-class TotalsCache:
-    def __init__(self, size: int = 4096) -> None:
-        self.size = size
-        self.generation = 0
-        self.live = False
-        self._totals: dict[Hashable, int] = {}
+class TotalsCache(InvalidatedCache[Hashable, int]):
+    """Count key (a list query without its page) → its total."""
 
-    def get(self, key: Hashable) -> int | None:
-        return self._totals.get(key) if self.live else None
+    __slots__ = ()
 
-    def put(self, key: Hashable, total: int, generation: int) -> None:
-        if not self.live or generation != self.generation:
-            return
-        if len(self._totals) >= self.size:
-            self._totals.clear()
-        self._totals[key] = total
-
-    def clear(self) -> None:
-        self.generation += 1
-        self._totals.clear()
-
-    def set_live(self, live: bool) -> None:
-        self.clear()
-        self.live = live
+    def __init__(self, size: int = LIST_TOTALS) -> None:
+        super().__init__(size)

@@ -7,7 +7,6 @@ it field by field.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,6 +15,7 @@ from fastapi import Request
 from graphql import GraphQLResolveInfo
 
 from contentapi.auth.actor import Actor, may
+from contentapi.caching import GRAPHQL_PLANS, BoundedCache
 from contentapi.errors import ForbiddenError
 from contentapi.graphql.executor import Precompleted
 from contentapi.graphql.plan import PlanContext, Planner
@@ -27,25 +27,21 @@ __all__ = ["GraphQLContext", "PlanCache", "Precompleted"]
 
 
 class PlanCache:
-    """Compiled plans per (field node, variables, caller's readable types), least recently used
-    dropped first. The node is kept and compared, so a recycled ``id()`` never matches."""
+    """Compiled plans per (field node, variables, caller's readable types), the first stored
+    dropped past ``size``. The node is kept and compared, so a recycled ``id()`` never
+    matches."""
 
-    def __init__(self, size: int = 1024) -> None:
-        self.size = size
-        self._plans: OrderedDict[tuple[Any, ...], tuple[Any, Any]] = OrderedDict()
+    def __init__(self, size: int = GRAPHQL_PLANS) -> None:
+        self._plans: BoundedCache[tuple[Any, ...], tuple[Any, Any]] = BoundedCache(size)
 
     def get(self, key: tuple[Any, ...], node: Any) -> Any:
         found = self._plans.get(key)
         if found is None or found[0] is not node:
             return None
-        self._plans.move_to_end(key)
         return found[1]
 
     def put(self, key: tuple[Any, ...], node: Any, plan: Any) -> None:
-        self._plans[key] = (node, plan)
-        self._plans.move_to_end(key)
-        while len(self._plans) > self.size:
-            self._plans.popitem(last=False)
+        self._plans.put(key, (node, plan))
 
 
 @dataclass

@@ -1,17 +1,16 @@
 """One GraphQL operation: cached parse + validation, execution, Strapi-shaped errors.
 
-Documents are parsed and validated once per query text (LRU). Execution is graphql-core's,
-with one change (``executor.ShapedExecutionContext``): a resolver may return a ``Precompleted``
-value — Shadow CRUD roots do, having shaped their whole subtree in one pass — which is taken as
-is instead of being walked field by field. Everything else (introspection, the plugins'
-payloads) runs through graphql-core's normal completion. Messages of a document that cannot
-run are graphql-js's (messages.py), as Strapi answers them.
+Documents are parsed and validated once per query text (kept in a ``caching.BoundedCache``).
+Execution is graphql-core's, with one change (``executor.ShapedExecutionContext``): a resolver
+may return a ``Precompleted`` value — Shadow CRUD roots do, having shaped their whole subtree
+in one pass — which is taken as is instead of being walked field by field. Everything else
+(introspection, the plugins' payloads) runs through graphql-core's normal completion. Messages
+of a document that cannot run are graphql-js's (messages.py), as Strapi answers them.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +29,7 @@ from graphql import (
     validate,
 )
 
+from contentapi.caching import GRAPHQL_DOCUMENTS, BoundedCache
 from contentapi.errors import ApplicationError, ServiceUnavailableError
 from contentapi.graphql.context import GraphQLContext
 from contentapi.graphql.errors import format_error, format_request_error
@@ -69,7 +69,7 @@ class Engine:
         *,
         depth_limit: int,
         introspection: bool,
-        cache_size: int = 512,
+        cache_size: int = GRAPHQL_DOCUMENTS,
         plugins: Sequence[Plugin] = (),
     ) -> None:
         self.schema = schema
@@ -80,13 +80,12 @@ class Engine:
             self.rules.extend(plugin.validation_rules)
         self.before = [p.on_execute for p in plugins if p.on_execute is not None]
         self.after = [p.on_result for p in plugins if p.on_result is not None]
-        self.cache_size = cache_size
-        self._documents: OrderedDict[str, _Prepared] = OrderedDict()
+        #: parsed and validated documents by their text
+        self._documents: BoundedCache[str, _Prepared] = BoundedCache(cache_size)
 
     def prepare(self, query: str) -> _Prepared:
         found = self._documents.get(query)
         if found is not None:
-            self._documents.move_to_end(query)
             return found
         try:
             document = parse(query)
@@ -106,10 +105,7 @@ class Engine:
                 None if problems else document,
                 tuple(format_request_error(p, "GRAPHQL_VALIDATION_FAILED") for p in problems),
             )
-        self._documents[query] = prepared
-        while len(self._documents) > self.cache_size:
-            self._documents.popitem(last=False)
-        return prepared
+        return self._documents.put(query, prepared)
 
     async def run(
         self, payload: Any, context: GraphQLContext, *, read_only: bool = False

@@ -38,6 +38,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.caching import COLUMN_PAIRS, RELATION_STATEMENTS, BoundedCache
 from contentapi.db.driver import KeptStatements
 from contentapi.db.tables import ContentTables
 from contentapi.query.ast import (
@@ -80,7 +81,9 @@ class RelationCount:
 #: (id(model), fields) → (model, pairs): the pairs are asked for once per row of a component
 #: or related list, so they are computed once per model and field set. The model is kept and
 #: compared, so a recycled ``id()`` of another registry's model never matches.
-_COLUMNS: dict[tuple[int, tuple[str, ...] | None], tuple[Model, list[tuple[str, str]]]] = {}
+_COLUMNS: BoundedCache[tuple[int, tuple[str, ...] | None], tuple[Model, list[tuple[str, str]]]] = (
+    BoundedCache(COLUMN_PAIRS)
+)
 
 
 def select_columns(model: Model, fields: Sequence[str] | None) -> list[tuple[str, str]]:
@@ -95,9 +98,7 @@ def select_columns(model: Model, fields: Sequence[str] | None) -> list[tuple[str
         field = scalar_field(model, name)
         assert field is not None
         pairs.append((field.column, name))
-    if len(_COLUMNS) > 4096:
-        _COLUMNS.clear()
-    _COLUMNS[key] = (model, pairs)
+    _COLUMNS.put(key, (model, pairs))
     return pairs
 
 
@@ -166,10 +167,6 @@ def _to_entry(row: Any, columns: Sequence[tuple[str, str]]) -> Entry:
     return {name: row[column] for column, name in columns}
 
 
-#: how many built relation statements a populator keeps
-_STATEMENTS = 512
-
-
 class Populator:
     """Attaches populated attributes to entries of any model."""
 
@@ -210,8 +207,8 @@ class Populator:
         self.kept = kept
         #: component uid → its columns read back from ``to_jsonb`` (``_from_json``)
         self._readers: dict[str, tuple[tuple[str, Callable[[Any], Any]], ...]] = {}
-        #: built relation statements, oldest dropped first past ``_STATEMENTS``
-        self._statements: dict[Any, Any] = {}
+        #: built relation, media and component statements
+        self._statements: BoundedCache[Any, Any] = BoundedCache(RELATION_STATEMENTS)
 
     async def run(
         self,
@@ -334,11 +331,8 @@ class Populator:
         return statement, columns, target, to_many
 
     def _keep(self, key: Any, statement: Any) -> Any:
-        """Remember a built statement (oldest dropped first past ``_STATEMENTS``)."""
-        self._statements[key] = statement
-        while len(self._statements) > _STATEMENTS:
-            self._statements.pop(next(iter(self._statements)))
-        return statement
+        """Remember a built statement."""
+        return self._statements.put(key, statement)
 
     def _relations_together(
         self, model: Model, nodes: dict[str, RelationPopulate], publication_state: str

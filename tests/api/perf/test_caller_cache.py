@@ -54,7 +54,7 @@ def test_expired_tokens_and_size_bound():
     cache = CallerCache(size=2)
     cache.set_live(True)
     past = datetime.now(UTC) - timedelta(seconds=1)
-    cache.put(("token", "old"), Actor("api-token"), cache.generation, past)
+    cache.put(("token", "old"), Actor("api-token", expires_at=past), cache.generation)
     assert cache.get(("token", "old")) is None
     for n in range(3):
         cache.put(("token", n), Actor("api-token"), cache.generation)
