@@ -25,6 +25,8 @@ MODELS = Path(__file__).resolve().parents[3] / "content-types"
 ARTICLE = "api::article.article"
 AUTHOR = "api::author.author"
 CATEGORY = "api::category.category"
+#: the connection handed to a reader whose statements all go through ``FakeKept``
+NO_CONNECTION: Any = None
 
 
 @cache
@@ -78,7 +80,8 @@ def populator(dialect: str = "postgresql", kept: FakeKept | None = None) -> Popu
     ``kept``."""
     registry, tables = schema()
     compiler = Compiler(registry, tables, dialect)
-    return Populator(registry, tables, compiler, "en", kept or FakeKept())  # type: ignore[arg-type]
+    answers: Any = kept or FakeKept()
+    return Populator(registry, tables, compiler, "en", answers)
 
 
 def sql(statement: Any, dialect: str = "postgresql") -> str:

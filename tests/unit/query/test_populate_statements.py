@@ -5,6 +5,8 @@ components (``to_jsonb`` in a ``CASE``), and when a level falls back to one stat
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from sqlalchemy import Integer, String, column, table
 
@@ -17,12 +19,16 @@ from contentapi.query.ast import (
 )
 from contentapi.query.populate.batched import APART
 from contentapi.query.populate.per_dialect import among, one_of, reads_levels_as_json
+from contentapi.schema.model import ContentType
 from tests.unit.query.populate_fakes import ARTICLE, AUTHOR, parameters, populator, schema, sql
+
+#: the populated component and dynamic-zone fields of a level
+ComponentNodes = dict[str, ComponentPopulate | DynamicZonePopulate]
 
 THINGS = table("things", column("id", Integer), column("field", String))
 
 
-def article():
+def article() -> ContentType:
     registry, _ = schema()
     return registry.content_types[ARTICLE]
 
@@ -30,7 +36,7 @@ def article():
 # ------------------------------------------------------------------ per_dialect
 
 
-def test_ids_bound_later_are_one_array_on_postgresql_and_expanding_on_sqlite():
+def test_ids_bound_later_are_one_array_on_postgresql_and_expanding_on_sqlite() -> None:
     assert sql(THINGS.select().where(among("postgresql", THINGS.c.id))).endswith(
         "WHERE things.id = ANY (%(ids)s::INTEGER[])"
     )
@@ -39,7 +45,7 @@ def test_ids_bound_later_are_one_array_on_postgresql_and_expanding_on_sqlite():
     )
 
 
-def test_ids_given_now_are_bound_as_one_array_on_postgresql():
+def test_ids_given_now_are_bound_as_one_array_on_postgresql() -> None:
     statement = THINGS.select().where(among("postgresql", THINGS.c.id, (3, 1, 2)))
     assert "things.id = ANY (%(param_1)s::INTEGER[])" in sql(statement)
     assert parameters(statement) == {"param_1": [3, 1, 2]}
@@ -47,7 +53,7 @@ def test_ids_given_now_are_bound_as_one_array_on_postgresql():
     assert parameters(on_sqlite, "sqlite") == {"id_1": [3, 1]}
 
 
-def test_a_fixed_list_of_values_is_one_array_on_postgresql():
+def test_a_fixed_list_of_values_is_one_array_on_postgresql() -> None:
     statement = THINGS.select().where(one_of("postgresql", THINGS.c.field, ("seo", "blocks")))
     assert "things.field = ANY (%(param_1)s::VARCHAR[])" in sql(statement)
     assert parameters(statement) == {"param_1": ["seo", "blocks"]}
@@ -56,7 +62,7 @@ def test_a_fixed_list_of_values_is_one_array_on_postgresql():
     )
 
 
-def test_only_postgresql_reads_a_level_as_json_rows():
+def test_only_postgresql_reads_a_level_as_json_rows() -> None:
     assert reads_levels_as_json("postgresql")
     assert not reads_levels_as_json("sqlite")
 
@@ -65,7 +71,7 @@ def test_only_postgresql_reads_a_level_as_json_rows():
 
 
 @pytest.mark.parametrize("dialect", ["postgresql", "sqlite"])
-def test_a_relation_reads_parent_and_columns_through_its_link_in_stored_order(dialect):
+def test_a_relation_reads_parent_and_columns_through_its_link_in_stored_order(dialect: str) -> None:
     statement, columns, target, to_many = populator(dialect)._relation_statement(
         article(), "categories", RelationPopulate(fields=("name",)), "live"
     )
@@ -84,7 +90,7 @@ def test_a_relation_reads_parent_and_columns_through_its_link_in_stored_order(di
     assert "ROW_NUMBER" not in text.upper()
 
 
-def test_a_relation_to_draft_and_publish_entries_keeps_the_published_ones_when_live():
+def test_a_relation_to_draft_and_publish_entries_keeps_the_published_ones_when_live() -> None:
     registry, _ = schema()
     author = registry.content_types[AUTHOR]
     live, *_ = populator()._relation_statement(author, "articles", RelationPopulate(), "live")
@@ -93,7 +99,7 @@ def test_a_relation_to_draft_and_publish_entries_keeps_the_published_ones_when_l
     assert "published_at IS NOT NULL" not in sql(preview)
 
 
-def test_a_sorted_relation_orders_by_the_parent_then_the_sort():
+def test_a_sorted_relation_orders_by_the_parent_then_the_sort() -> None:
     sort = (SortKey((), "name", "string", descending=True),)
     statement, *_ = populator()._relation_statement(
         article(), "categories", RelationPopulate(sort=sort), "live"
@@ -104,7 +110,7 @@ def test_a_sorted_relation_orders_by_the_parent_then_the_sort():
     assert "category_order" not in order
 
 
-def test_a_per_parent_limit_keeps_a_window_of_row_numbers():
+def test_a_per_parent_limit_keeps_a_window_of_row_numbers() -> None:
     statement, *_ = populator()._relation_statement(
         article(), "categories", RelationPopulate(fields=("name",), limit=2, offset=1), "live"
     )
@@ -122,7 +128,7 @@ def test_a_per_parent_limit_keeps_a_window_of_row_numbers():
     assert (bound["row_1"], bound["row_2"]) == (1, 3)  # ranks 2 and 3: offset 1, limit 2
 
 
-def test_a_limit_on_a_to_one_relation_numbers_nothing():
+def test_a_limit_on_a_to_one_relation_numbers_nothing() -> None:
     statement, _, _, to_many = populator()._relation_statement(
         article(), "author", RelationPopulate(limit=1, offset=5), "live"
     )
@@ -130,7 +136,7 @@ def test_a_limit_on_a_to_one_relation_numbers_nothing():
     assert "row_number" not in sql(statement)
 
 
-def test_localizations_read_the_entries_own_table_through_the_localizations_link():
+def test_localizations_read_the_entries_own_table_through_the_localizations_link() -> None:
     statement, columns, target, to_many = populator()._relation_statement(
         article(), "localizations", RelationPopulate(fields=("title",)), "preview"
     )
@@ -142,7 +148,7 @@ def test_localizations_read_the_entries_own_table_through_the_localizations_link
     ) in sql(statement)
 
 
-def test_another_reading_of_an_attribute_reads_the_attribute():
+def test_another_reading_of_an_attribute_reads_the_attribute() -> None:
     first, *_ = populator()._relation_statement(article(), "categories", RelationPopulate(), "live")
     second, *_ = populator()._relation_statement(
         article(), "categories#1", RelationPopulate(), "live"
@@ -153,14 +159,14 @@ def test_another_reading_of_an_attribute_reads_the_attribute():
 # ------------------------------------------------------------------ relations together
 
 
-def two_relations(**categories) -> dict[str, RelationPopulate]:
+def two_relations(**categories: Any) -> dict[str, RelationPopulate]:
     return {
         "author": RelationPopulate(fields=("name", "born")),
         "categories": RelationPopulate(fields=("name",), **categories),
     }
 
 
-def test_relations_of_a_level_are_one_union_of_json_rows_on_postgresql():
+def test_relations_of_a_level_are_one_union_of_json_rows_on_postgresql() -> None:
     together = populator()._relations_together(article(), two_relations(limit=2), "live")
     assert together is not None
     text = sql(together.statement)
@@ -187,7 +193,7 @@ def test_relations_of_a_level_are_one_union_of_json_rows_on_postgresql():
     assert (categories.name, categories.to_many, categories.readers) == ("categories", True, ())
 
 
-def test_relations_together_are_built_once_per_shape():
+def test_relations_together_are_built_once_per_shape() -> None:
     reader = populator()
     first = reader._relations_together(article(), two_relations(), "live")
     assert reader._relations_together(article(), two_relations(), "live") is first
@@ -202,21 +208,21 @@ def test_relations_together_are_built_once_per_shape():
         {"author": RelationPopulate(), "localizations": RelationPopulate()},
     ],
 )
-def test_some_levels_keep_one_statement_per_relation(nodes):
+def test_some_levels_keep_one_statement_per_relation(nodes: Any) -> None:
     assert populator()._relations_together(article(), nodes, "live") is None
 
 
-def test_sqlite_reads_one_statement_per_relation():
+def test_sqlite_reads_one_statement_per_relation() -> None:
     assert populator("sqlite")._relations_together(article(), two_relations(), "live") is None
 
 
-def test_a_filter_value_that_cannot_be_hashed_reads_one_by_one():
+def test_a_filter_value_that_cannot_be_hashed_reads_one_by_one() -> None:
     listed = Comparison("name", "string", "$in", ["a", "b"])
     nodes = two_relations(filters=listed)
     assert populator()._relations_together(article(), nodes, "live") is None
 
 
-def test_a_level_kept_apart_stays_apart():
+def test_a_level_kept_apart_stays_apart() -> None:
     reader = populator()
     nodes = two_relations()
     key_of_level = reader._relations_together(article(), nodes, "live")
@@ -229,8 +235,8 @@ def test_a_level_kept_apart_stays_apart():
 # ------------------------------------------------------------------ components together
 
 
-def test_components_of_a_level_are_one_statement_with_to_jsonb_on_postgresql():
-    nodes = {
+def test_components_of_a_level_are_one_statement_with_to_jsonb_on_postgresql() -> None:
+    nodes: ComponentNodes = {
         "seo": ComponentPopulate(),
         "blocks": DynamicZonePopulate(on={"blocks.quote": ComponentPopulate()}),
     }
@@ -247,10 +253,12 @@ def test_components_of_a_level_are_one_statement_with_to_jsonb_on_postgresql():
     assert text.endswith('ORDER BY articles_components."order", articles_components.id')
 
 
-def test_components_together_are_keyed_by_the_zones_choices():
+def test_components_together_are_keyed_by_the_zones_choices() -> None:
     reader = populator()
-    quotes = {"blocks": DynamicZonePopulate(on={"blocks.quote": ComponentPopulate()})}
-    every = {"blocks": DynamicZonePopulate()}
+    quotes: ComponentNodes = {
+        "blocks": DynamicZonePopulate(on={"blocks.quote": ComponentPopulate()})
+    }
+    every: ComponentNodes = {"blocks": DynamicZonePopulate()}
     first = reader._components_together(article(), quotes)
     assert reader._components_together(article(), quotes) is first
     assert reader._components_together(article(), every) is not first
@@ -269,9 +277,9 @@ def test_components_together_are_keyed_by_the_zones_choices():
         },
     ],
 )
-def test_a_filtered_or_sorted_component_field_reads_per_type(nodes):
+def test_a_filtered_or_sorted_component_field_reads_per_type(nodes: Any) -> None:
     assert populator()._components_together(article(), nodes) is None
 
 
-def test_sqlite_reads_components_per_type():
+def test_sqlite_reads_components_per_type() -> None:
     assert populator("sqlite")._components_together(article(), {"seo": ComponentPopulate()}) is None
