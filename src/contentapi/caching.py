@@ -54,9 +54,10 @@ LIST_TOTALS: Final = 4096
 GRAPHQL_DOCUMENTS: Final = 512
 #: compiled plans per field, variables and caller's readable types (``graphql/context.py``)
 GRAPHQL_PLANS: Final = 1024
-#: ``(column, name)`` pairs per model and field set, asked once per row (``query/populate.py``)
+#: ``(column, name)`` pairs per model and field set, asked once per row
+#: (``query/populate/columns.py``)
 COLUMN_PAIRS: Final = 4096
-#: built relation, component and media statements of the populator (``query/populate.py``)
+#: built relation, component and media statements of the populator (``query/populate/base.py``)
 RELATION_STATEMENTS: Final = 512
 #: built page and count statements of list queries, by shape and values (``entries/service.py``)
 PAGE_STATEMENTS: Final = 512
@@ -123,6 +124,10 @@ class BoundedCache(Generic[K, V]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._entries
+
+    def keys(self) -> list[K]:
+        """The keys, oldest first (a copy: for tests and diagnostics, not the hot path)."""
+        return list(self._entries)
 
 
 class InvalidatedCache(Generic[K, V]):

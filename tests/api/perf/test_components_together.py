@@ -1,5 +1,5 @@
 """A level of components read in one statement on PostgreSQL (``to_jsonb`` of each component
-row, query/populate.py ``_components_together``): every attribute type comes back exactly as
+row, query/populate/batched.py ``_components_together``): every attribute type comes back exactly as
 the per-type statements read it — floats as large as 1e300, decimals, 2**53 + 1 as a
 biginteger, times and timestamps with milliseconds, dates, JSON with nulls."""
 

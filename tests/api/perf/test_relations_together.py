@@ -1,6 +1,6 @@
 """The populated relations of a level read in one statement on PostgreSQL (a ``UNION ALL`` of
 each relation's own join, order and conditions, rows as ``jsonb_build_object``;
-query/populate.py ``_relations_together``): answers exactly as one statement per relation —
+query/populate/batched.py ``_relations_together``): answers exactly as one statement per relation —
 every attribute type of the related entries, drafts per publication state, fields, filters
 and sort on populated relations, nested populate inside them."""
 

@@ -1,5 +1,5 @@
 """Built populate statements are cached per relation, node and publication state
-(query/populate.py): the same request shape with other values must still read other rows."""
+(query/populate/): the same request shape with other values must still read other rows."""
 
 from __future__ import annotations
 

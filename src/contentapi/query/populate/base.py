@@ -1,0 +1,65 @@
+"""What every reader of the populator shares: its collaborators and the built statements.
+
+``Populator`` (``level.py``) is one class made of one reader per concept (relations, counts,
+media, components, the batched PostgreSQL path), each a base class in its own module. They are
+bases of one object rather than separate objects so that a reader populating the level below
+calls ``self.run`` and every reader shares one cache of built statements through plain
+attribute lookups — no delegation on the per-row paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from contentapi.caching import RELATION_STATEMENTS, BoundedCache
+from contentapi.db.driver import KeptStatements
+from contentapi.db.tables import ContentTables
+from contentapi.query.ast import Populate
+from contentapi.query.compile import Compiler
+from contentapi.query.populate.columns import Entry
+from contentapi.schema.model import Model
+from contentapi.schema.registry import Registry
+
+__all__ = ["PopulatorBase"]
+
+
+class PopulatorBase:
+    """The registry, tables, compiler and kept statements of a populator, and its caches."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        tables: ContentTables,
+        compiler: Compiler,
+        default_locale: str,
+        kept: KeptStatements,
+    ) -> None:
+        self.registry = registry
+        self.tables = tables
+        self.compiler = compiler
+        self.default_locale = default_locale
+        #: runs the statements kept in ``_statements`` (through asyncpg where it can)
+        self.kept = kept
+        #: component uid → its columns read back from ``to_jsonb`` (``_from_json``)
+        self._readers: dict[str, tuple[tuple[str, Callable[[Any], Any]], ...]] = {}
+        #: built relation, media and component statements
+        self._statements: BoundedCache[Any, Any] = BoundedCache(RELATION_STATEMENTS)
+
+    async def run(
+        self,
+        conn: AsyncConnection,
+        model: Model,
+        entries: Sequence[Entry],
+        populate: Populate,
+        publication_state: str,
+    ) -> None:
+        """Populate one level (``level.py``): declared here so each reader can populate the
+        level below the rows it read."""
+        raise NotImplementedError
+
+    def _keep(self, key: Any, statement: Any) -> Any:
+        """Remember a built statement."""
+        return self._statements.put(key, statement)
