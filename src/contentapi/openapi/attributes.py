@@ -7,7 +7,7 @@ what the server does. Answers are loose where the server is (every attribute may
 lengths, regex, the 255-character ``varchar`` columns).
 
 Relations, media, components and dynamic zones refer to shared schemas by name through
-``ref`` (``openapi/models.py`` defines them).
+``ref`` (``openapi/models.py`` and ``openapi/shared_schemas.py`` define them).
 """
 
 from __future__ import annotations
