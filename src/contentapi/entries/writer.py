@@ -34,11 +34,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.db.driver import KeptStatements
 from contentapi.db.tables import ContentTables
-from contentapi.entries.input import ComponentFieldWrite, ModelWrite, label
 from contentapi.entries.media_store import delete_media_of, store_media
 from contentapi.entries.messages import MESSAGES
 from contentapi.entries.relation_store import LinkRows, link_rows_statement, store_relation
 from contentapi.entries.relations import PositionError, RelationWrite, apply_relation_write
+from contentapi.entries.write_plan import ComponentFieldWrite, ModelWrite, label
 from contentapi.errors import FieldError, NotFoundError, ValidationError
 from contentapi.schema.model import (
     ComponentAttribute,
