@@ -77,7 +77,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     # First: most requests are content requests, and FastAPI tries the routers in this order
     # (every route of each router before, twice per request). Nothing else can be shadowed:
     # content paths are /api/<plural or singular name>, and the names the other routers use
-    # under /api are reserved (schema/validate.py).
+    # under /api are reserved (schema/document_rules.py).
     app.include_router(build_content_router(runtime.registry))
     app.include_router(build_health_router())
     if settings.documentation_enabled:

@@ -17,6 +17,8 @@ import typer
 from rich.console import Console
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.cli_common import check_models, read_settings
+
 __all__ = ["settings_app"]
 
 settings_app = typer.Typer(
@@ -29,11 +31,10 @@ T = TypeVar("T")
 
 def _with_database(work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
     """Start the runtime (migrations, default settings), run ``work`` in one transaction."""
-    from contentapi.cli import _check_models, _settings
     from contentapi.runtime import Runtime
 
-    settings = _settings()
-    if _check_models(settings):
+    settings = read_settings()
+    if check_models(settings):
         raise typer.Exit(1)
 
     async def run() -> T:

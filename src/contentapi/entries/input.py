@@ -1,25 +1,34 @@
 """Validate a write body's ``data`` against a model: the nested write plan, or every error.
 
-Consumes the client's ``data`` object; produces an ``EntryWrite``: column values ready to store,
-the values whose uniqueness the service checks in the database, and the nested writes —
-relations (``RelationWrite``), media ids, and component / dynamic-zone items, each itself a
-``ModelWrite``. Anything wrong raises one ``ValidationError`` listing every problem with its
-path (Strapi's: ``["links", "0", "url"]``, message ``links[0].url must be defined.``).
+Consumes the client's ``data`` object; produces an ``EntryWrite`` (``write_plan.py``): column
+values ready to store, the values whose uniqueness the service checks in the database, and the
+nested writes — relations (``RelationWrite``), media ids, and component / dynamic-zone items,
+each itself a ``ModelWrite``. One scalar value's rules are ``scalar_input.py``'s. Anything wrong
+raises one ``ValidationError`` listing every problem with its path (Strapi's:
+``["links", "0", "url"]``, message ``links[0].url must be defined.``).
 Nothing here touches the database; what needs it (existence of ids, positions, ownership of
 component ids, uniqueness) is checked by the service inside the write transaction.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from contentapi.entries.blocks import parse_blocks
 from contentapi.entries.messages import MESSAGES, print_value
-from contentapi.entries.relations import RelationWrite, parse_relation_value
+from contentapi.entries.relations import parse_relation_value
+from contentapi.entries.scalar_input import contains_nul, parse_scalar, type_error
+from contentapi.entries.write_plan import (
+    ComponentFieldWrite,
+    ComponentItemWrite,
+    EntryWrite,
+    MediaWrite,
+    ModelWrite,
+    Path,
+    label,
+)
 from contentapi.errors import FieldError, ValidationError
 from contentapi.schema.model import (
     Component,
@@ -32,216 +41,11 @@ from contentapi.schema.model import (
     ScalarAttribute,
 )
 from contentapi.schema.registry import Registry
-from contentapi.values import (
-    MAX_JSON_DEPTH,
-    NestingTooDeep,
-    TypeMismatch,
-    entry_id_of,
-    js_json,
-    parse_value,
-)
+from contentapi.values import MAX_JSON_DEPTH, NestingTooDeep, entry_id_of, js_json, parse_value
 
-__all__ = [
-    "ComponentFieldWrite",
-    "ComponentItemWrite",
-    "EntryWrite",
-    "MediaWrite",
-    "ModelWrite",
-    "parse_entry_input",
-    "valid_email",
-]
-
-Path = tuple[str | int, ...]
-
-# yup's email rule (what Strapi validates with), in Python's regex dialect.
-_ATEXT = r"[a-z0-9!#$%&'*+\-/=?^_`{|}~\u00A0-\uD7FF\uF900-\uFDCF\uFDF0-\uFFEF]"
-_LABEL = r"[a-z0-9\u00A0-\uD7FF\uF900-\uFDCF\uFDF0-\uFFEF]"
-_EMAIL = re.compile(
-    rf"^{_ATEXT}+(\.{_ATEXT}+)*@(({_LABEL}|{_LABEL}[a-z0-9\-._~\u00A0-\uD7FF]*{_LABEL})\.)+"
-    rf"([a-z\u00A0-\uD7FF\uF900-\uFDCF\uFDF0-\uFFEF]|[a-z\u00A0-\uD7FF][a-z0-9\-._~\u00A0-\uD7FF]*"
-    rf"[a-z\u00A0-\uD7FF])$",
-    re.IGNORECASE,
-)
-
-
-def valid_email(text: str) -> bool:
-    """yup's ``string().email()`` test."""
-    return _EMAIL.match(text) is not None
-
-
-UID_PATTERN = "^[A-Za-z0-9-_.~]*$"
-_UID = re.compile(UID_PATTERN)
-#: Columns that are ``varchar(255)``; longer values would fail in PostgreSQL.
-_VARCHAR_TYPES = frozenset({"string", "email", "uid", "enumeration", "password"})
-_TEXT_TYPES = frozenset({"string", "text", "richtext", "email", "uid", "enumeration", "password"})
-_NUMBER_TYPES = frozenset({"integer", "biginteger", "float", "decimal"})
-_JS_TYPE = {
-    "string": "string",
-    "text": "string",
-    "richtext": "string",
-    "email": "string",
-    "password": "string",
-    "uid": "string",
-    "enumeration": "string",
-    "integer": "number",
-    "biginteger": "number",
-    "float": "number",
-    "decimal": "number",
-    "boolean": "boolean",
-    "array": "array",
-    "blocks": "array",
-}
-
-
-@dataclass(slots=True)
-class MediaWrite:
-    """The file ids a media attribute holds after the write, in order."""
-
-    attribute: MediaAttribute
-    ids: list[int]
-    path: Path
-
-
-@dataclass(slots=True)
-class ComponentItemWrite:
-    """One component row to create (``id`` None) or to update in place."""
-
-    component: Component
-    id: int | None
-    write: ModelWrite
-    path: Path
-
-
-@dataclass(slots=True)
-class ComponentFieldWrite:
-    """The complete new content of a component or dynamic-zone attribute, in order."""
-
-    attribute: ComponentAttribute | DynamicZoneAttribute
-    items: list[ComponentItemWrite]
-    path: Path
-
-
-@dataclass(slots=True)
-class ModelWrite:
-    """A validated write of one entry or component row."""
-
-    model: Model
-    columns: dict[str, Any] = field(default_factory=dict)
-    unique: list[tuple[ScalarAttribute, Any, Path]] = field(default_factory=list)
-    #: column → plain password; hashed by the service off the event loop before storing.
-    passwords: dict[str, str] = field(default_factory=dict)
-    relations: dict[str, RelationWrite] = field(default_factory=dict)
-    media: dict[str, MediaWrite] = field(default_factory=dict)
-    components: dict[str, ComponentFieldWrite] = field(default_factory=dict)
-
-    def walk(self) -> list[ModelWrite]:
-        """This write and every nested component write, depth first."""
-        found = [self]
-        for field_write in self.components.values():
-            for item in field_write.items:
-                found.extend(item.write.walk())
-        return found
-
-
-@dataclass(slots=True)
-class EntryWrite(ModelWrite):
-    """A validated write of an entry: plus its locale (set at creation only)."""
-
-    locale: str | None = None
-
-
-def label(path: Path) -> str:
-    """Strapi's name for a path in messages: ``links[0].url``, ``seo.metaTitle``."""
-    text = ""
-    for key in path:
-        text += f"[{key}]" if isinstance(key, int) else (f".{key}" if text else key)
-    return text
-
-
-def _js_length(text: str) -> int:
-    """String length as JavaScript counts it (UTF-16 code units), as Strapi's limits do."""
-    return len(text.encode("utf-16-le")) // 2
-
-
-def _contains_nul(value: Any) -> bool:
-    """PostgreSQL text and jsonb cannot hold U+0000; catch it here, not as a database error."""
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, list):
-        return any(_contains_nul(item) for item in value)
-    if isinstance(value, dict):
-        return any(_contains_nul(k) or _contains_nul(v) for k, v in value.items())
-    return False
-
-
-def _number_text(number: float | int) -> str:
-    return str(int(number)) if float(number).is_integer() else str(number)
-
-
-def _check_rules(attribute: ScalarAttribute, value: Any, name: str, is_draft: bool) -> str | None:
-    """The first rule ``value`` breaks, as Strapi's message, or ``None``.
-
-    As in Strapi, ``minLength`` is not enforced on drafts (a draft may be unfinished).
-    """
-    kind = attribute.type
-    if _contains_nul(value):
-        return MESSAGES["nul"].format(path=name)
-    if kind in _TEXT_TYPES:
-        length = _js_length(value)
-        if attribute.min_length is not None and length < attribute.min_length and not is_draft:
-            return MESSAGES["min_length"].format(path=name, min=attribute.min_length)
-        limit = attribute.max_length
-        if kind in _VARCHAR_TYPES and kind != "password":
-            limit = min(limit, 255) if limit is not None else 255
-        if limit is not None and length > limit:
-            return MESSAGES["max_length"].format(path=name, max=limit)
-        if attribute.regex is not None and value != "" and not re.search(attribute.regex, value):
-            return MESSAGES["regex"].format(path=name, regex=attribute.regex)
-    if kind in _NUMBER_TYPES:
-        if attribute.min is not None and value < attribute.min:
-            return MESSAGES["min"].format(path=name, min=_number_text(attribute.min))
-        if attribute.max is not None and value > attribute.max:
-            return MESSAGES["max"].format(path=name, max=_number_text(attribute.max))
-    if kind == "enumeration" and value not in attribute.enum:
-        return MESSAGES["enum"].format(path=name, values=", ".join(attribute.enum))
-    if kind == "email":
-        if value == "":
-            return MESSAGES["empty"].format(path=name)
-        if not _EMAIL.match(value):
-            return MESSAGES["email"].format(path=name)
-    if kind == "uid" and not _UID.match(value):
-        return MESSAGES["regex"].format(path=name, regex=UID_PATTERN)
-    return None
-
-
-def _type_error(attribute: ScalarAttribute, raw: Any, name: str) -> str:
-    """yup's ``typeError`` for a value that does not cast to the attribute's type."""
-    js_type = _JS_TYPE.get(attribute.type)
-    if js_type is None:
-        return MESSAGES["required"].format(path=name)
-    if js_type == "number" and raw is not None:
-        return MESSAGES["type_cast"].format(path=name, type=js_type, value=print_value(raw))
-    return MESSAGES["type"].format(path=name, type=js_type, value=print_value(raw))
-
-
-def _parse_scalar(
-    attribute: ScalarAttribute, raw: Any, name: str, is_draft: bool
-) -> tuple[Any, str | None]:
-    """(stored value, Strapi's message for the first problem or ``None``)."""
-    try:
-        value = parse_value(attribute.type, raw)
-    except TypeMismatch:
-        return None, _type_error(attribute, raw, name)
-    except NestingTooDeep:
-        return None, MESSAGES["depth"].format(path=name, max=MAX_JSON_DEPTH)
-    except ValueError as problem:
-        text = str(problem)
-        if text == "must be an integer":
-            return None, MESSAGES["integer"].format(path=name)
-        if text == "is out of range":
-            return None, MESSAGES["range"].format(path=name)
-        return None, text  # date, time and datetime formats: Strapi's own sentences
-    return value, _check_rules(attribute, value, name, is_draft)
+# ``EntryWrite`` and ``ModelWrite`` stay importable from here: ``entries/service.py`` takes them
+# with ``parse_entry_input``.
+__all__ = ["EntryWrite", "ModelWrite", "parse_entry_input"]
 
 
 def _parse_id(value: Any) -> int | None:
@@ -323,14 +127,14 @@ class _Parser:
                 return
         if raw is None:
             if attribute.required and not self.is_draft:
-                self.error(path, _type_error(attribute, None, name))
+                self.error(path, type_error(attribute, None, name))
             else:
                 write.columns[attribute.column] = None
             return
         if attribute.type == "blocks":
             self.blocks(write, attribute, raw, path)
             return
-        value, problem = _parse_scalar(attribute, raw, name, self.is_draft)
+        value, problem = parse_scalar(attribute, raw, name, self.is_draft)
         if problem is not None:
             self.error(path, problem)
             return
@@ -353,7 +157,7 @@ class _Parser:
         value, problems = parse_blocks(raw, path, nullable=not required)
         if problems:
             self.errors.extend(problems)
-        elif _contains_nul(value):
+        elif contains_nul(value):
             self.error(path, MESSAGES["nul"].format(path=label(path)))
         else:
             write.columns[attribute.column] = None if value is None else js_json(value)

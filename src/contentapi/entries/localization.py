@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import Table, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from contentapi.entries.writer import row_values
+from contentapi.entries.row_values import row_values
 from contentapi.query.compile import localizations_link
 from contentapi.schema.model import ContentType, ScalarAttribute
 

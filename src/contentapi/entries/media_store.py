@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from sqlalchemy import Table, and_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from contentapi.entries.input import MediaWrite, label
+from contentapi.entries.write_plan import MediaWrite, label
 from contentapi.errors import FieldError, ValidationError
 
 __all__ = ["allowed_file", "delete_media_of", "store_media"]

@@ -1,10 +1,11 @@
 """Executing a validated write plan inside one transaction.
 
 ``Writer.apply`` stores what ``input.py`` validated for one entry or component row: its
-relations (``relation_store``), media (``media_store``) and components — creating, updating in
-place, reordering and deleting component rows, recursively for nested components — and the
-uniqueness checks that need the database. ``Writer.delete_rows`` removes entries or component
-rows with everything they own (components, media attachments; link rows go by cascade).
+relations (``relation_store``, after ``relation_targets``' reads), media (``media_store``) and
+components — creating, updating in place, reordering and deleting component rows, recursively
+for nested components — and the uniqueness checks that need the database.
+``Writer.delete_rows`` removes entries or component rows with everything they own
+(components, media attachments; link rows go by cascade).
 Any ``ValidationError`` raised here rolls the whole transaction back.
 """
 
@@ -12,33 +13,21 @@ from __future__ import annotations
 
 import zlib
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
-from functools import cache
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import (
-    ARRAY,
-    JSON,
-    Column,
-    Integer,
-    Table,
-    and_,
-    any_,
-    bindparam,
-    func,
-    null,
-    select,
-    text,
-)
+from sqlalchemy import Column, and_, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.db.driver import KeptStatements
 from contentapi.db.tables import ContentTables
-from contentapi.entries.input import ComponentFieldWrite, ModelWrite, label
 from contentapi.entries.media_store import delete_media_of, store_media
 from contentapi.entries.messages import MESSAGES
-from contentapi.entries.relation_store import LinkRows, link_rows_statement, store_relation
+from contentapi.entries.relation_store import LinkRows, store_relation
+from contentapi.entries.relation_targets import RelationReads, check_existing, fail
 from contentapi.entries.relations import PositionError, RelationWrite, apply_relation_write
+from contentapi.entries.row_values import row_values
+from contentapi.entries.write_plan import ComponentFieldWrite, ModelWrite, label
 from contentapi.errors import FieldError, NotFoundError, ValidationError
 from contentapi.schema.model import (
     ComponentAttribute,
@@ -49,41 +38,7 @@ from contentapi.schema.model import (
 )
 from contentapi.schema.registry import Registry
 
-__all__ = ["Writer", "row_values"]
-
-
-@cache
-def _json_columns(table: Table) -> frozenset[str]:
-    return frozenset(column.name for column in table.columns if isinstance(column.type, JSON))
-
-
-def row_values(table: Table, columns: Mapping[str, Any]) -> dict[str, Any]:
-    """Column values for an INSERT or UPDATE of ``table``: ``None`` in a JSON column becomes
-    SQL ``NULL``, as Strapi stores it, so that ``$null`` / ``$notNull`` find it (SQLAlchemy
-    would otherwise write the JSON literal ``null``)."""
-    json_columns = _json_columns(table)
-    return {
-        name: null() if value is None and name in json_columns else value
-        for name, value in columns.items()
-    }
-
-
-def _check_existing(
-    attribute: RelationAttribute, write: RelationWrite, existing: Sequence[Any]
-) -> None:
-    """Strapi's error for relation targets that do not exist, ``existing`` being those that do."""
-    found = {int(entry_id) for entry_id in existing}
-    missing = [entry_id for entry_id in write.referenced_ids() if entry_id not in found]
-    if missing:
-        raise _fail(
-            write.path,
-            f"{len(missing)} relation(s) of type {attribute.target} associated with this "
-            f"entity do not exist: {', '.join(map(str, missing))}",
-        )
-
-
-def _fail(path: tuple[str | int, ...], message: str) -> ValidationError:
-    return ValidationError.from_errors([FieldError(path, message)])
+__all__ = ["Writer"]
 
 
 class Writer:
@@ -100,11 +55,7 @@ class Writer:
         self.registry = registry
         self.tables = tables
         self.is_sqlite = is_sqlite
-        #: the reads a relation write makes (targets that exist, the entry's link rows),
-        #: built once per target and link and run through ``kept`` — on PostgreSQL straight on
-        #: the driver, inside the transaction that holds the entry's row lock
-        self.kept = kept
-        self._reads: dict[Any, Any] = {}
+        self.reads = RelationReads(tables, is_sqlite=is_sqlite, kept=kept)
 
     async def lock(self, conn: AsyncConnection, name: str) -> None:
         """Serialise writers of ``name`` until the transaction ends (SQLite writes already are)."""
@@ -155,7 +106,7 @@ class Writer:
         if write.columns and not self.is_sqlite:
             # The targets are read by the UPDATE itself (a subquery per relation, evaluated
             # once the row is found): one round trip fewer, and still none under the lock.
-            checks = self._target_reads(model, write)
+            checks = self.reads.target_reads(model, write)
             statement = table.update().where(table.c.id == row_id)
             changed = statement.values(row_values(table, write.columns)).returning(
                 *answer, *(read for _, _, read in checks)
@@ -166,7 +117,7 @@ class Writer:
             for (attribute, relation, _), existing in zip(
                 checks, found[len(answer) :], strict=True
             ):
-                _check_existing(attribute, relation, existing or ())
+                check_existing(attribute, relation, existing or ())
             row: Sequence[Any] | None = found[: len(answer)]
         else:
             await self._check_targets(conn, model, row_id, write)
@@ -199,7 +150,7 @@ class Writer:
             attribute = model.attributes[name]
             assert isinstance(attribute, RelationAttribute)
             if not targets_checked:
-                await self._check_relation_targets(conn, attribute, relation)
+                await self.reads.check_targets(conn, attribute, relation)
             await self._store_relation(conn, model, attribute, row_id, relation, creating)
         for media in write.media.values():
             assert self.tables.files is not None and self.tables.file_morphs is not None
@@ -219,41 +170,13 @@ class Writer:
             for name, relation in write.relations.items():
                 attribute = model.attributes[name]
                 assert isinstance(attribute, RelationAttribute)
-                await self._check_relation_targets(conn, attribute, relation)
+                await self.reads.check_targets(conn, attribute, relation)
         except ValidationError:
             table = self.tables.entity(model.uid)
             found = await conn.execute(select(table.c.id).where(table.c.id == row_id))
             if found.first() is None:
                 raise NotFoundError() from None
             raise
-
-    async def _check_relation_targets(
-        self, conn: AsyncConnection, attribute: RelationAttribute, write: RelationWrite
-    ) -> None:
-        referenced = write.referenced_ids()
-        if not referenced:
-            return
-        target = self.tables.entity(attribute.target)
-        existing = [row[0] for row in await self._existing(conn, target, referenced)]
-        _check_existing(attribute, write, existing)
-
-    def _target_reads(
-        self, model: Model, write: ModelWrite
-    ) -> list[tuple[RelationAttribute, RelationWrite, Any]]:
-        """Per relation write that references targets: the ids among them that exist, as a
-        scalar subquery (an array, ``NULL`` for none) to return with the entry's ``UPDATE``."""
-        reads: list[tuple[RelationAttribute, RelationWrite, Any]] = []
-        for name, relation in write.relations.items():
-            attribute = model.attributes[name]
-            assert isinstance(attribute, RelationAttribute)
-            referenced = relation.referenced_ids()
-            if not referenced:
-                continue
-            target = self.tables.entity(attribute.target)
-            among = target.c.id == any_(bindparam(None, referenced, type_=ARRAY(Integer)))
-            existing = select(func.array_agg(target.c.id)).where(among).scalar_subquery()
-            reads.append((attribute, relation, existing.label(f"targets_{len(reads)}")))
-        return reads
 
     async def _store_relation(
         self,
@@ -266,39 +189,12 @@ class Writer:
     ) -> None:
         link = model.links[attribute.name]
         table = self.tables.link(link)
-        rows: LinkRows = [] if creating else await self._link_rows(conn, table, link, row_id)
+        rows: LinkRows = [] if creating else await self.reads.link_rows(conn, table, link, row_id)
         try:
             final = apply_relation_write([row[0] for row in rows], write, to_one=link.source_to_one)
         except PositionError as problem:
-            raise _fail(problem.item.path, str(problem)) from problem
+            raise fail(problem.item.path, str(problem)) from problem
         await store_relation(conn, table, link, row_id, final, rows)
-
-    async def _existing(
-        self, conn: AsyncConnection, target: Table, ids: Sequence[int]
-    ) -> Sequence[Sequence[Any]]:
-        """The rows of ``ids`` that exist in ``target`` (their ids)."""
-        statement = self._reads.get(("exists", target.name))
-        if statement is None:
-            among = (
-                target.c.id.in_(bindparam("ids", expanding=True))
-                if self.is_sqlite
-                else target.c.id == any_(bindparam("ids", type_=ARRAY(Integer)))
-            )
-            statement = self._reads[("exists", target.name)] = select(target.c.id).where(among)
-        return await self.kept.rows(conn, statement, {"ids": list(ids)})
-
-    async def _link_rows(
-        self, conn: AsyncConnection, table: Table, link: Any, source_id: int
-    ) -> LinkRows:
-        """The entry's link rows through this side, in its order (``store_relation`` starts
-        from them), the statement kept."""
-        key = ("links", table.name, link.source_column)
-        statement = self._reads.get(key)
-        if statement is None:
-            statement = self._reads[key] = link_rows_statement(table, link)
-        rows = await self.kept.rows(conn, statement, {"source_id": source_id})
-        inverse = link.inverse_order_column is not None
-        return [(int(row[0]), row[1] if inverse else None) for row in rows]
 
     async def _store_components(
         self,
@@ -333,7 +229,7 @@ class Writer:
                 kept.append((new_id, uid))
                 continue
             if (item.id, uid) not in owned:
-                raise _fail(
+                raise fail(
                     (*item.path, "id"),
                     f"Some of the provided components in {label(field_write.path)} are not "
                     f"related to the entity",

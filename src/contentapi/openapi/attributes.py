@@ -1,13 +1,13 @@
 """One attribute → its JSON Schema (OpenAPI 3.1), as a client sends it and as it is answered.
 
 Two tables keyed by attribute type, one per direction, mirroring ``values.py`` (parsing and
-rendering) and ``entries/input.py`` (the rules a body must keep): what a schema promises is
+rendering) and ``entries/scalar_input.py`` (the rules a body must keep): what a schema promises is
 what the server does. Answers are loose where the server is (every attribute may be absent —
 ``fields`` — or null); request schemas carry the model's rules (required, enum, min/max,
 lengths, regex, the 255-character ``varchar`` columns).
 
 Relations, media, components and dynamic zones refer to shared schemas by name through
-``ref`` (``openapi/models.py`` defines them).
+``ref`` (``openapi/models.py`` and ``openapi/shared_schemas.py`` define them).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from contentapi.entries.input import UID_PATTERN
+from contentapi.entries.scalar_input import UID_PATTERN
 from contentapi.schema.model import (
     Attribute,
     ComponentAttribute,
@@ -33,7 +33,7 @@ Schema = dict[str, Any]
 _INT32 = (-(2**31), 2**31 - 1)
 #: ``numeric(10,2)``: a decimal's magnitude stays below 10**8.
 _DECIMAL_LIMIT = 10**8
-#: Types stored in ``varchar(255)`` columns (``entries/input.py``).
+#: Types stored in ``varchar(255)`` columns (``entries/scalar_input.py``).
 _VARCHAR = frozenset({"string", "email", "uid", "enumeration"})
 _TIME_PATTERN = r"^\d{2}:\d{2}:\d{2}(\.\d{1,3})?$"
 _DIGITS = r"^-?\d+$"

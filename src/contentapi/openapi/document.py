@@ -17,7 +17,8 @@ from contentapi import __version__
 from contentapi.config import Settings
 from contentapi.openapi.content import content_type_paths
 from contentapi.openapi.models import ModelSchemas
-from contentapi.openapi.plugins import PLUGIN_SCHEMAS, plugin_paths, user_request_schemas
+from contentapi.openapi.plugin_schemas import PLUGIN_SCHEMAS, user_request_schemas
+from contentapi.openapi.plugins import plugin_paths
 from contentapi.openapi.responses import ERROR_RESPONSES
 from contentapi.schema.builtin import USER_UID
 from contentapi.schema.registry import Registry

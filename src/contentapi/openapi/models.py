@@ -1,6 +1,6 @@
 """The Registry → ``components.schemas``: per content type and component, the answered shapes
-(``{id, attributes}``, the envelopes) and the request bodies; plus the shared pieces
-(relation write forms, file references, pagination, the error shape).
+(``{id, attributes}``, the envelopes) and the request bodies; with the shared pieces
+(relation write forms, file references, pagination, the error shape) of ``shared_schemas.py``.
 
 Names follow Strapi's (``Article``, ``ComponentSharedSeo``, ``UsersPermissionsUser`` —
 ``graphql/naming.py``) with a suffix per shape: ``ArticleEntry``, ``ArticleAttributes``,
@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from contentapi.graphql.naming import type_name
 from contentapi.openapi.attributes import Schema, input_schema, output_schema
+from contentapi.openapi.shared_schemas import ID, SHARED, ref_to
 from contentapi.schema.model import Component, ContentType, Model, ScalarAttribute
 from contentapi.schema.registry import Registry
 
-__all__ = ["ModelSchemas", "ref_to"]
+__all__ = ["ModelSchemas"]
 
 _SUFFIX = {
     "entry": "Entry",
@@ -30,174 +31,7 @@ _SUFFIX = {
     "zone-output": "ZoneItem",
     "zone-input": "ZoneInput",
 }
-
-
-def ref_to(name: str) -> Schema:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-_ID = {"type": "integer", "minimum": 1, "example": 1}
 _DATETIME = {"type": ["string", "null"], "format": "date-time"}
-
-SHARED: dict[str, Schema] = {
-    "Error": {
-        "type": "object",
-        "description": "Every error, on every route: Strapi's shape.",
-        "required": ["data", "error"],
-        "properties": {
-            "data": {"type": "null"},
-            "error": {
-                "type": "object",
-                "required": ["status", "name", "message", "details"],
-                "properties": {
-                    "status": {"type": "integer", "example": 400},
-                    "name": {"type": "string", "example": "ValidationError"},
-                    "message": {"type": "string", "example": "title must be defined."},
-                    "details": {
-                        "type": "object",
-                        "properties": {
-                            "errors": {
-                                "type": "array",
-                                "items": {
-                                    "type": "object",
-                                    "properties": {
-                                        "path": {"type": "array", "items": {"type": "string"}},
-                                        "message": {"type": "string"},
-                                        "name": {"type": "string"},
-                                    },
-                                },
-                            }
-                        },
-                    },
-                },
-            },
-        },
-    },
-    "EntryId": {
-        "description": "an entry id, as a number or its decimal digits",
-        "oneOf": [_ID, {"type": "string", "pattern": "^[1-9][0-9]{0,9}$", "example": "1"}],
-    },
-    "EntryIdObject": {
-        "type": "object",
-        "required": ["id"],
-        "properties": {"id": ref_to("EntryId")},
-        "additionalProperties": False,
-    },
-    "RelationPosition": {
-        "description": "where a connected entry goes in the ordered list",
-        "oneOf": [
-            {
-                "type": "object",
-                "required": ["before"],
-                "properties": {"before": ref_to("EntryId")},
-                "additionalProperties": False,
-            },
-            {
-                "type": "object",
-                "required": ["after"],
-                "properties": {"after": ref_to("EntryId")},
-                "additionalProperties": False,
-            },
-            {
-                "type": "object",
-                "required": ["start"],
-                "properties": {"start": {"const": True}},
-                "additionalProperties": False,
-            },
-            {
-                "type": "object",
-                "required": ["end"],
-                "properties": {"end": {"const": True}},
-                "additionalProperties": False,
-            },
-        ],
-    },
-    "RelationInput": {
-        "description": (
-            "a related entry's id (or `{id}`), an array of ids (replaces the relation), "
-            "`null` (empties it), or `connect` / `disconnect` / `set` (not `set` with the "
-            "others); a to-one relation keeps the last id given"
-        ),
-        "anyOf": [
-            {"type": "null"},
-            ref_to("EntryId"),
-            ref_to("EntryIdObject"),
-            {"type": "array", "items": {"anyOf": [ref_to("EntryId"), ref_to("EntryIdObject")]}},
-            {
-                "type": "object",
-                "minProperties": 1,
-                "properties": {
-                    "connect": {
-                        "type": "array",
-                        "items": {
-                            "anyOf": [
-                                ref_to("EntryId"),
-                                {
-                                    "type": "object",
-                                    "required": ["id"],
-                                    "properties": {
-                                        "id": ref_to("EntryId"),
-                                        "position": ref_to("RelationPosition"),
-                                    },
-                                    "additionalProperties": False,
-                                },
-                            ]
-                        },
-                    },
-                    "disconnect": {
-                        "type": "array",
-                        "items": {"anyOf": [ref_to("EntryId"), ref_to("EntryIdObject")]},
-                    },
-                    "set": {
-                        "type": "array",
-                        "items": {"anyOf": [ref_to("EntryId"), ref_to("EntryIdObject")]},
-                    },
-                },
-                "additionalProperties": False,
-            },
-        ],
-        "examples": [3, [1, 2], {"connect": [{"id": 4, "position": {"before": 1}}]}],
-    },
-    "FileReference": {
-        "description": "an uploaded file's id (`POST /api/upload`)",
-        "anyOf": [ref_to("EntryId"), ref_to("EntryIdObject")],
-    },
-    "RelationCountData": {
-        "type": "object",
-        "description": "`populate[x][count]=true`: the number of related entries",
-        "properties": {
-            "attributes": {
-                "type": "object",
-                "required": ["count"],
-                "properties": {"count": {"type": "integer", "minimum": 0}},
-            }
-        },
-    },
-    "Pagination": {
-        "anyOf": [
-            {
-                "type": "object",
-                "required": ["page", "pageSize"],
-                "properties": {
-                    "page": {"type": "integer"},
-                    "pageSize": {"type": "integer"},
-                    "pageCount": {"type": "integer"},
-                    "total": {"type": "integer"},
-                },
-            },
-            {
-                "type": "object",
-                "required": ["start", "limit"],
-                "properties": {
-                    "start": {"type": "integer"},
-                    "limit": {"type": "integer"},
-                    "total": {"type": "integer"},
-                },
-            },
-        ],
-        "example": {"page": 1, "pageSize": 25, "pageCount": 1, "total": 3},
-    },
-}
 
 
 class ModelSchemas:
@@ -262,7 +96,7 @@ class ModelSchemas:
     def _plain(self, content_type: ContentType) -> Schema:
         """The users-permissions and upload shape: ``{id, ...attributes}``, relations as
         plain objects."""
-        properties: dict[str, Schema] = {"id": _ID}
+        properties: dict[str, Schema] = {"id": ID}
         for name, attribute in content_type.attributes.items():
             if attribute.private:
                 continue
@@ -285,7 +119,7 @@ class ModelSchemas:
             self.name(f"{uid}#entry"): {
                 "type": "object",
                 "required": ["id", "attributes"],
-                "properties": {"id": _ID, "attributes": self.ref(f"{uid}#attributes")},
+                "properties": {"id": ID, "attributes": self.ref(f"{uid}#attributes")},
             },
         }
         if content_type.is_builtin:
@@ -372,10 +206,10 @@ class ModelSchemas:
 
     def _component(self, component: Component) -> dict[str, Schema]:
         uid = component.uid
-        outputs = {"id": _ID, **self._outputs(component)}
+        outputs = {"id": ID, **self._outputs(component)}
         inputs, required = self._inputs(component, creating=True)
         inputs = {
-            "id": {**_ID, "description": "an existing item's id: updated in place"},
+            "id": {**ID, "description": "an existing item's id: updated in place"},
             **inputs,
         }
         item_input: Schema = {"type": "object", "properties": inputs}

@@ -14,7 +14,7 @@ from contentapi.openapi.attributes import Schema
 from contentapi.query import operators as query_operators
 from contentapi.schema.model import ContentType, RelationAttribute, ScalarAttribute
 
-__all__ = ["entry_parameters", "list_parameters", "readable_fields"]
+__all__ = ["PLUGIN_LIST_QUERY", "entry_parameters", "list_parameters", "readable_fields"]
 
 #: every filter operator, from the table the query parser uses
 OPERATORS = [*query_operators.OPERATORS, *sorted(query_operators.LOGICAL)]
@@ -207,3 +207,22 @@ def list_parameters(content_type: ContentType, locales: tuple[str, ...]) -> list
         PAGINATION,
         *entry_parameters(content_type, locales),
     ]
+
+
+def _plugin_query(name: str, description: str) -> Schema:
+    return {
+        "name": name,
+        "in": "query",
+        "style": "deepObject" if name == "filters" else "form",
+        "explode": True,
+        "description": description,
+        "schema": {"type": "object"} if name == "filters" else {"type": "string"},
+    }
+
+
+#: the query of the plugins' plain lists (users, files): a filter, a sort, a page
+PLUGIN_LIST_QUERY = [
+    _plugin_query("filters", "as on content types: `filters[username][$eq]=ann`"),
+    _plugin_query("sort", "as on content types: `sort=username:asc`"),
+    PAGINATION,
+]

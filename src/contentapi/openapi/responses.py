@@ -6,7 +6,7 @@ operation("Find articles", "api::article.article.find", ok=json_ok(ref), errors=
 from __future__ import annotations
 
 from contentapi.openapi.attributes import Schema
-from contentapi.openapi.models import ref_to
+from contentapi.openapi.shared_schemas import ref_to
 
 __all__ = ["ERROR_RESPONSES", "json_body", "json_ok", "operation", "path_id"]
 

@@ -11,8 +11,8 @@ from contentapi.schema.model import (
     RelationAttribute,
     ScalarAttribute,
 )
+from contentapi.schema.model_errors import ModelError, ModelErrors
 from contentapi.schema.registry import Registry
-from contentapi.schema.validate import ModelError, ModelErrors
 
 __all__ = [
     "Attribute",

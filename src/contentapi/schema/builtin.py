@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from contentapi.schema.custom_fields import CustomFields
+from contentapi.schema.document_rules import parse_content_type
 from contentapi.schema.extensions import UserExtension, extend_user
 from contentapi.schema.model import ContentType
-from contentapi.schema.validate import ModelError, parse_content_type
+from contentapi.schema.model_errors import ModelError
 
 __all__ = [
     "BUILTIN_DOCUMENTS",

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contentapi.schema.validate import ModelError
+from contentapi.schema.model_errors import ModelError
 
 __all__ = ["UserExtension", "extend_user", "read_user_extension"]
 

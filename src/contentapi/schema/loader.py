@@ -14,18 +14,14 @@ from pathlib import Path
 
 from contentapi.schema.builtin import builtin_types
 from contentapi.schema.custom_fields import CustomFields
+from contentapi.schema.document_rules import parse_component, parse_content_type
 from contentapi.schema.extensions import read_user_extension
+from contentapi.schema.inverses import inverse_notes
 from contentapi.schema.model import Component, ContentType
+from contentapi.schema.model_errors import ModelError, ModelErrors
+from contentapi.schema.reference_rules import check_references
 from contentapi.schema.registry import Registry
 from contentapi.schema.sources import ModelSources, resolve_sources
-from contentapi.schema.validate import (
-    ModelError,
-    ModelErrors,
-    check_references,
-    inverse_notes,
-    parse_component,
-    parse_content_type,
-)
 
 __all__ = ["load_registry", "resolve_sources"]
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 
 from contentapi.schema.model import Component, ContentType, Model, RelationAttribute, RelationLink
+from contentapi.schema.model_errors import ModelError
 from contentapi.schema.naming import link_table, snake_case
-from contentapi.schema.validate import ModelError
 
 __all__ = ["Registry"]
 
@@ -27,7 +27,7 @@ class Registry:
     by_plural: Mapping[str, ContentType]
     by_singular: Mapping[str, ContentType]
     #: what loading the models accepted as Strapi does but a user should know
-    #: (``schema/validate.py``'s ``inverse_notes``); ``contentapi check`` prints them
+    #: (``schema/inverses.py``'s ``inverse_notes``); ``contentapi check`` prints them
     warnings: tuple[ModelError, ...] = ()
 
     @classmethod

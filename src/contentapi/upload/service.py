@@ -20,7 +20,7 @@ from typing import Any, BinaryIO
 from sqlalchemy import and_, func, select
 
 from contentapi.entries.media_store import allowed_file
-from contentapi.entries.writer import row_values
+from contentapi.entries.row_values import row_values
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import Comparison, OffsetPagination, ReadQuery
 from contentapi.runtime import Runtime

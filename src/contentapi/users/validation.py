@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from contentapi.entries.input import valid_email
 from contentapi.entries.messages import MESSAGES, print_value
+from contentapi.entries.scalar_input import valid_email
 from contentapi.errors import FieldError, ValidationError
 
 __all__ = ["email_errors", "string_errors", "validate_create_body"]

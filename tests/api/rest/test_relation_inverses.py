@@ -1,6 +1,6 @@
 """Relations whose ``mappedBy`` Strapi 4.25 loads silently (checked on the reference): a
 ``mappedBy`` naming another attribute is still linked through the owner's ``inversedBy``; one
-that no owner names holds nothing and is left out (``schema/validate.py``'s ``inverse_notes``)."""
+that no owner names holds nothing and is left out (``schema/inverses.py``'s ``inverse_notes``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Attribute → JSON Schema, without a server: every scalar type has both directions, and the
-rules a body must keep are the ones ``entries/input.py`` enforces."""
+rules a body must keep are the ones ``entries/input.py`` and ``entries/scalar_input.py`` enforce."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Strapi stores a JSON attribute sent as ``null`` as SQL ``NULL``, so ``filters[a][$null]=true``
 finds it; contentapi wrote the JSON literal ``null`` until the entry writer learned otherwise
-(``entries.writer.row_values``). This data migration turns the literals already stored into
+(``entries.row_values.row_values``). This data migration turns the literals already stored into
 SQL ``NULL``.
 
 Why here, and why it is enough to run once: start-up runs the alembic migrations and then

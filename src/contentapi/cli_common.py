@@ -1,0 +1,102 @@
+"""What every ``contentapi`` command shares: the error console, ``fail`` (one line per problem,
+exit 2), the settings and the models checked before a command starts, the database probe.
+
+Its own module so that ``cli_tokens.py`` and ``cli_settings.py`` need not import ``cli.py``,
+which imports them to register their commands (no circle), and every command stops on a
+configuration, model or database problem the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import typer
+from rich.console import Console
+
+from contentapi.config import Settings
+from contentapi.schema import ModelErrors, Registry
+from contentapi.settings_loader import ConfigError, load_settings
+
+__all__ = [
+    "check_models",
+    "database_reachable",
+    "err",
+    "fail",
+    "load_checked_models",
+    "read_settings",
+]
+
+err = Console(stderr=True, soft_wrap=True)
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``message`` (one line per problem, no traceback) and give the exit to raise."""
+    for line in message.splitlines():
+        err.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True, markup=True)
+    return typer.Exit(code)
+
+
+def read_settings() -> Settings:
+    """The settings, or exit 2 with one line per problem (``settings_loader.py`` names them)."""
+    try:
+        return load_settings()
+    except ConfigError as error:
+        raise fail(str(error)) from None
+
+
+def database_reachable(settings: Settings) -> None:
+    """Stop with one line (exit 2) when the database cannot be used."""
+    from contentapi.db.probe import DatabaseUnreachable, probe_database
+
+    try:
+        asyncio.run(probe_database(settings.database_url))
+    except DatabaseUnreachable as error:
+        raise fail(str(error)) from None
+
+
+def load_checked_models(settings: Settings, *, quiet: bool = False) -> Registry | None:
+    """The registry, or ``None`` after printing every model problem with file and attribute."""
+    from contentapi.extensions import ExtensionError
+    from contentapi.models import load_models
+    from contentapi.schema.builtin import BUILTIN_DOCUMENTS
+    from contentapi.schema.custom_fields import CustomFieldError
+
+    try:
+        registry = load_models(settings)
+    except (CustomFieldError, ExtensionError) as error:
+        err.print(f"[red]error[/red] {error}", highlight=False, soft_wrap=True)
+        return None
+    except ModelErrors as problems:
+        for problem in problems.errors:
+            err.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
+        files = len({problem.source for problem in problems.errors})
+        plural = "s" if len(problems.errors) != 1 else ""
+        err.print(
+            f"{len(problems.errors)} problem{plural} in {files} file{'s' if files != 1 else ''} "
+            f"of {settings.content_types_dir}",
+            highlight=False,
+        )
+        return None
+    for warning in registry.warnings:
+        err.print(f"[yellow]warning[/yellow] {warning}", highlight=False, soft_wrap=True)
+    if not quiet:
+        from contentapi.schema.sources import resolve_sources
+
+        own = sum(1 for uid in registry.content_types if uid not in BUILTIN_DOCUMENTS)
+        sources = resolve_sources(settings.content_types_dir)
+        layout = ""
+        if sources.layout == "strapi":
+            layout = f" (a Strapi project's layout: {sources.root})"
+        count = len(registry.warnings)
+        verdict = f"valid, {count} warning{'s' if count != 1 else ''}" if count else "all valid"
+        err.print(
+            f"{own} content types and {len(registry.components)} components "
+            f"in {settings.content_types_dir}{layout}: {verdict}",
+            highlight=False,
+        )
+    return registry
+
+
+def check_models(settings: Settings) -> int:
+    """Print every model problem (or that all are valid); 1 when there was any."""
+    return 0 if load_checked_models(settings) is not None else 1

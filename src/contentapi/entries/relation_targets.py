@@ -1,0 +1,116 @@
+"""What a relation write reads before it stores anything: which of the referenced targets
+exist (Strapi's error names those that do not) and the entry's current link rows.
+
+``RelationReads`` builds each statement once per target table and link and runs it through
+``KeptStatements`` — on PostgreSQL straight on the driver, inside the transaction that holds
+the entry's row lock, where every microsecond counts; an update's target check may instead
+ride on the entry's ``UPDATE`` (``target_reads``). Apart from ``writer.py``, which decides
+when these reads run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import ARRAY, Integer, Table, any_, bindparam, func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from contentapi.db.driver import KeptStatements
+from contentapi.db.tables import ContentTables
+from contentapi.entries.relation_store import LinkRows, link_rows_statement
+from contentapi.entries.relations import RelationWrite
+from contentapi.entries.write_plan import ModelWrite
+from contentapi.errors import FieldError, ValidationError
+from contentapi.schema.model import Model, RelationAttribute
+
+__all__ = ["RelationReads", "check_existing", "fail"]
+
+
+def check_existing(
+    attribute: RelationAttribute, write: RelationWrite, existing: Sequence[Any]
+) -> None:
+    """Strapi's error for relation targets that do not exist, ``existing`` being those that do."""
+    found = {int(entry_id) for entry_id in existing}
+    missing = [entry_id for entry_id in write.referenced_ids() if entry_id not in found]
+    if missing:
+        raise fail(
+            write.path,
+            f"{len(missing)} relation(s) of type {attribute.target} associated with this "
+            f"entity do not exist: {', '.join(map(str, missing))}",
+        )
+
+
+def fail(path: tuple[str | int, ...], message: str) -> ValidationError:
+    """One problem at ``path`` as the ``ValidationError`` a write raises (the writer's too),
+    which rolls its transaction back."""
+    return ValidationError.from_errors([FieldError(path, message)])
+
+
+class RelationReads:
+    """The reads relation writes make, their statements kept per target and link."""
+
+    def __init__(self, tables: ContentTables, *, is_sqlite: bool, kept: KeptStatements) -> None:
+        self.tables = tables
+        self.is_sqlite = is_sqlite
+        #: the reads a relation write makes (targets that exist, the entry's link rows),
+        #: built once per target and link and run through ``kept`` — on PostgreSQL straight on
+        #: the driver, inside the transaction that holds the entry's row lock
+        self.kept = kept
+        self._reads: dict[Any, Any] = {}
+
+    async def check_targets(
+        self, conn: AsyncConnection, attribute: RelationAttribute, write: RelationWrite
+    ) -> None:
+        """The targets ``write`` references exist, or Strapi's error naming those that do not."""
+        referenced = write.referenced_ids()
+        if not referenced:
+            return
+        target = self.tables.entity(attribute.target)
+        existing = [row[0] for row in await self.existing(conn, target, referenced)]
+        check_existing(attribute, write, existing)
+
+    def target_reads(
+        self, model: Model, write: ModelWrite
+    ) -> list[tuple[RelationAttribute, RelationWrite, Any]]:
+        """Per relation write that references targets: the ids among them that exist, as a
+        scalar subquery (an array, ``NULL`` for none) to return with the entry's ``UPDATE``."""
+        reads: list[tuple[RelationAttribute, RelationWrite, Any]] = []
+        for name, relation in write.relations.items():
+            attribute = model.attributes[name]
+            assert isinstance(attribute, RelationAttribute)
+            referenced = relation.referenced_ids()
+            if not referenced:
+                continue
+            target = self.tables.entity(attribute.target)
+            among = target.c.id == any_(bindparam(None, referenced, type_=ARRAY(Integer)))
+            existing = select(func.array_agg(target.c.id)).where(among).scalar_subquery()
+            reads.append((attribute, relation, existing.label(f"targets_{len(reads)}")))
+        return reads
+
+    async def existing(
+        self, conn: AsyncConnection, target: Table, ids: Sequence[int]
+    ) -> Sequence[Sequence[Any]]:
+        """The rows of ``ids`` that exist in ``target`` (their ids)."""
+        statement = self._reads.get(("exists", target.name))
+        if statement is None:
+            among = (
+                target.c.id.in_(bindparam("ids", expanding=True))
+                if self.is_sqlite
+                else target.c.id == any_(bindparam("ids", type_=ARRAY(Integer)))
+            )
+            statement = self._reads[("exists", target.name)] = select(target.c.id).where(among)
+        return await self.kept.rows(conn, statement, {"ids": list(ids)})
+
+    async def link_rows(
+        self, conn: AsyncConnection, table: Table, link: Any, source_id: int
+    ) -> LinkRows:
+        """The entry's link rows through this side, in its order (``store_relation`` starts
+        from them), the statement kept."""
+        key = ("links", table.name, link.source_column)
+        statement = self._reads.get(key)
+        if statement is None:
+            statement = self._reads[key] = link_rows_statement(table, link)
+        rows = await self.kept.rows(conn, statement, {"source_id": source_id})
+        inverse = link.inverse_order_column is not None
+        return [(int(row[0]), row[1] if inverse else None) for row in rows]

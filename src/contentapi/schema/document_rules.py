@@ -1,0 +1,147 @@
+"""Per-document rules: one content type's or component's document (``kind``, ``info`` names,
+``collectionName``, options) → a typed model, with its attributes checked by
+``attribute_rules``; every problem collected with its file and attribute.
+
+A document is checked on its own here; ``reference_rules`` checks what documents say about
+each other once all are parsed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from contentapi.schema.attribute_rules import parse_attributes
+from contentapi.schema.custom_fields import CustomFields
+from contentapi.schema.model import Component, ContentType
+from contentapi.schema.model_errors import ErrorCollector, ModelError
+from contentapi.schema.naming import snake_case
+
+__all__ = ["parse_component", "parse_content_type"]
+
+MODEL_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+#: Names under /api whose routes the server's plugins own: no collection type's plural name and
+#: no single type's singular name (the content routes are tried first, app.py).
+RESERVED_PLURALS = frozenset({"auth", "users", "upload", "i18n", "users-permissions", "connect"})
+
+
+def _object(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = doc.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
+def parse_content_type(
+    doc: Any,
+    source: Path,
+    expected_name: str,
+    *,
+    uid: str | None = None,
+    api_uid: str | None = None,
+    name_from: str = "the file name",
+    default_table: str | None = None,
+    custom_fields: CustomFields | None = None,
+) -> tuple[ContentType | None, list[ModelError]]:
+    """Parse a content type's document. ``uid`` given: a built-in plugin model; ``api_uid``:
+    the uid its path gives it (default ``api::<singularName>.<singularName>``); ``name_from``:
+    what ``expected_name`` comes from, for the message; ``default_table``: the table without
+    ``collectionName`` (default the snake-cased plural name); ``custom_fields``: the custom
+    fields it may use (default the known ones)."""
+    errors = ErrorCollector(source)
+    if not isinstance(doc, Mapping):
+        errors.add(None, "a model must be a JSON object")
+        return None, errors.errors
+    kind = doc.get("kind")
+    if kind not in ("collectionType", "singleType"):
+        errors.add(None, f"'kind' must be 'collectionType' or 'singleType', not {kind!r}")
+    info = _object(doc, "info")
+    singular, plural = info.get("singularName"), info.get("pluralName")
+    for key, value in (("singularName", singular), ("pluralName", plural)):
+        if not isinstance(value, str) or not MODEL_NAME.match(value):
+            errors.add(None, f"info.{key} must be kebab-case (a-z, 0-9, '-'), not {value!r}")
+    if isinstance(singular, str) and singular != expected_name:
+        errors.add(None, f"info.singularName {singular!r} must match {name_from} {expected_name!r}")
+    if singular and singular == plural:
+        errors.add(None, "info.singularName and info.pluralName must differ")
+    if uid is None and isinstance(plural, str) and plural in RESERVED_PLURALS:
+        errors.add(None, f"info.pluralName {plural!r} is reserved by the server")
+    # a single type's routes are /api/<singularName>
+    if (
+        uid is None
+        and kind == "singleType"
+        and isinstance(singular, str)
+        and singular in RESERVED_PLURALS
+    ):
+        errors.add(None, f"info.singularName {singular!r} is reserved by the server")
+    options = _object(doc, "options")
+    table = doc.get("collectionName") or default_table
+    if not table and isinstance(plural, str):
+        table = snake_case(plural)
+    if not isinstance(table, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", table):
+        errors.add(None, f"collectionName {table!r} is not a valid table name")
+    header_problems = len(errors.errors)
+    attributes = parse_attributes(doc, errors, in_component=False, custom_fields=custom_fields)
+    if header_problems:
+        return None, errors.errors
+    # Problems in attributes only: the model is still returned, without them, so that the
+    # other files are checked against it (one misspelt type must not make every relation to
+    # this model "does not exist"); the loader fails on the errors all the same.
+    plugin_options = _object(doc, "pluginOptions")
+    localized = plugin_options.get("i18n", {}).get("localized", False) is True
+    assert isinstance(singular, str) and isinstance(plural, str) and isinstance(table, str)
+    return (
+        ContentType(
+            uid=uid or api_uid or f"api::{singular}.{singular}",
+            kind="singleType" if kind == "singleType" else "collectionType",
+            table=table,
+            singular_name=singular,
+            plural_name=plural,
+            display_name=str(info.get("displayName") or singular),
+            description=str(info.get("description") or ""),
+            attributes=attributes,
+            source=source,
+            draft_and_publish=options.get("draftAndPublish", True) is not False,
+            localized=localized,
+            populate_creator_fields=options.get("populateCreatorFields", False) is True,
+        ),
+        errors.errors,
+    )
+
+
+def parse_component(
+    doc: Any,
+    source: Path,
+    category: str,
+    name: str,
+    *,
+    custom_fields: CustomFields | None = None,
+) -> tuple[Component | None, list[ModelError]]:
+    """Parse ``content-types/components/<category>/<name>.json``."""
+    errors = ErrorCollector(source)
+    if not isinstance(doc, Mapping):
+        errors.add(None, "a component must be a JSON object")
+        return None, errors.errors
+    for what, value in (("category", category), ("name", name)):
+        if not MODEL_NAME.match(value):
+            errors.add(None, f"component {what} {value!r} must be kebab-case (a-z, 0-9, '-')")
+    table = doc.get("collectionName") or f"components_{snake_case(category)}_{snake_case(name)}s"
+    if not isinstance(table, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", table):
+        errors.add(None, f"collectionName {table!r} is not a valid table name")
+    header_problems = len(errors.errors)
+    attributes = parse_attributes(doc, errors, in_component=True, custom_fields=custom_fields)
+    if header_problems:
+        return None, errors.errors
+    info = _object(doc, "info")
+    return (
+        Component(
+            uid=f"{category}.{name}",
+            category=category,
+            name=name,
+            table=table,
+            display_name=str(info.get("displayName") or name),
+            attributes=attributes,
+            source=source,
+        ),
+        errors.errors,
+    )
