@@ -7,7 +7,7 @@ values: ``metadata[$eq]=text`` finds the JSON string ``"text"`` (never an object
 objects). The case-insensitive operators (``$eqi``, ``$nei``, ``$containsi``, ``$notContainsi``,
 ``$startsWithi``, ``$endsWithi``) read ``LOWER(CAST(column AS VARCHAR))``: ``jsonb``'s text,
 ``{"a": 1}`` with its spaces. A sort orders by ``jsonb``. The case-sensitive string operators
-compare ``jsonb`` with ``LIKE`` there and answer 500; ``query/parse.py`` refuses them (400).
+compare ``jsonb`` with ``LIKE`` there and answer 500; ``query/parse/filters.py`` refuses them (400).
 
 On SQLite the same comparisons use ``db/jsonb.py``'s functions, so both databases agree.
 """
@@ -53,7 +53,7 @@ def _operand(value: Any, dialect: str) -> Any:
 
 
 def json_condition(column: Any, operator: str, value: Any, dialect: str) -> ColumnElement[bool]:
-    """``column`` (a JSON column) against ``value`` as parsed by ``query/parse.py``."""
+    """``column`` (a JSON column) against ``value`` as parsed by ``query/parse/filters.py``."""
     if operator in JSON_TEXT_OPERATORS:
         text = (
             cast(column, String)
