@@ -24,6 +24,7 @@ __all__ = [
     "forbidden_row",
     "items_by_type",
     "optional_entity",
+    "page_meta_shaper",
     "required_value",
     "sliced_items",
     "sliced_wrapper",
@@ -68,6 +69,17 @@ def entries_of_page(entity: Shaper) -> Shaper:
         return [entity(entry, errors) for entry in page.entries]
 
     return entries
+
+
+def page_meta_shaper(fields: tuple[tuple[str, str], ...]) -> Shaper:
+    """``meta.pagination`` of a list root: the selected ``(key, field)`` pairs of its window's
+    meta (``query/pagination.py``, the page count REST answers too)."""
+
+    def pagination(page: Any, errors: ShapeErrors) -> Any:
+        values: dict[str, Any] = {**page.window.meta(page.total or 0), "__typename": "Pagination"}
+        return {k: values[n] for k, n in fields}
+
+    return pagination
 
 
 def entity_list(entity: Shaper) -> Shaper:

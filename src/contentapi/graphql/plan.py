@@ -14,20 +14,19 @@ sub-selection): equal readings share one populate key, a different one gets ``na
 (``ast.variant_key``) and its shaper reads that key. The result reads with one statement per
 populated reading per level, whatever the number of rows: no per-parent resolvers, no
 DataLoader. Nested arguments the parser refuses null only their field, once per parent row.
+It composes ``combinators.py``'s shapers into ``selection.py``'s ``Selection``; a list's window
+is ``query/pagination.py``'s (GraphQL's rules beside REST's).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from graphql import (
     FieldNode,
-    FragmentDefinitionNode,
     GraphQLNonNull,
     GraphQLObjectType,
-    GraphQLSchema,
     GraphQLUnionType,
     get_named_type,
 )
@@ -41,6 +40,7 @@ from contentapi.graphql.combinators import (
     forbidden_row,
     items_by_type,
     optional_entity,
+    page_meta_shaper,
     required_value,
     sliced_items,
     sliced_wrapper,
@@ -49,8 +49,8 @@ from contentapi.graphql.combinators import (
 from contentapi.graphql.executor import collect_sub_fields, get_argument_values
 from contentapi.graphql.filters import to_rest_filters
 from contentapi.graphql.roles import AttributeField, custom_of, field_of, role_of
+from contentapi.graphql.selection import PlanContext, Selection
 from contentapi.graphql.shape import (
-    ShapeErrors,
     Shaper,
     constant,
     deferred_shaper,
@@ -65,52 +65,15 @@ from contentapi.query.ast import (
     Filter,
     MediaPopulate,
     MorphPopulate,
-    Populate,
     PopulateNode,
     RelationPopulate,
     SortKey,
-    variant_key,
 )
 from contentapi.query.pagination import Window, graphql_window
-from contentapi.query.parse import QueryParser
 from contentapi.schema.model import ContentType, Model, ScalarAttribute
 from contentapi.schema.registry import Registry
 
-__all__ = ["Page", "PlanContext", "Planner", "Selection"]
-
-
-@dataclass(slots=True)
-class Page:
-    """What a list root hands to its shaper."""
-
-    entries: list[dict[str, Any]]
-    total: int | None
-    window: Window
-
-
-@dataclass(slots=True)
-class Selection:
-    """What one selection reads (``fields`` of its model, ``populate``) and its shaper."""
-
-    fields: list[str] = field(default_factory=list)
-    populate: Populate = field(default_factory=dict)
-    shaper: Shaper = lambda value, errors: None
-    counts: bool = False  # a list root: whether meta.pagination is selected
-    #: whether the shaped value holds ``Deferred`` fields (extensions' resolvers)
-    deferred: bool = False
-
-
-@dataclass(slots=True)
-class PlanContext:
-    """One request's view of the document: variables, fragments and the caller's rights."""
-
-    schema: GraphQLSchema
-    fragments: dict[str, FragmentDefinitionNode]
-    variables: dict[str, Any]
-    parser: QueryParser
-    may_find: Callable[[str], bool]
-    #: set while planning when a field is left to an extension's resolver
-    deferred: bool = False
+__all__ = ["Planner"]
 
 
 class Planner:
@@ -179,14 +142,7 @@ class Planner:
             for inner_key, inner in self._subfields(ctx, pagination_type, sub).items():
                 fields.append((inner_key, inner[0].name.value))
 
-            def pagination(page: Page, errors: ShapeErrors, fields: Any = tuple(fields)) -> Any:
-                values: dict[str, Any] = {
-                    **page.window.meta(page.total or 0),
-                    "__typename": "Pagination",
-                }
-                return {k: values[n] for k, n in fields}
-
-            out.append((key, pagination))
+            out.append((key, page_meta_shaper(tuple(fields))))
         inner_shaper = object_shaper(out)
         return inner_shaper
 
@@ -202,7 +158,7 @@ class Planner:
     #
     # Each method below returns the shaper of its part and adds what the part reads to
     # ``reads``: the one ``Selection`` of the entries it shapes. Every alias of a level adds to
-    # the same one, so a populate key is chosen once per level (``_add_populate``).
+    # the same one, so a populate key is chosen once per level (``Selection.add_populate``).
 
     def _wrapper(
         self,
@@ -312,7 +268,7 @@ class Planner:
             render = scalar_renderer("id" if tag.kind == "id" else tag.value_type)
             return scalar_shaper(name, render, non_null, parent.name, name)
         node, shaper_at = self._populated(ctx, model, parent, name, tag.kind, nodes)
-        shaper = shaper_at(name if node is None else self._add_populate(reads, name, node))
+        shaper = shaper_at(name if node is None else reads.add_populate(name, node))
         if non_null:
             shaper = required_value(shaper, parent.name, name)
         return shaper
@@ -440,22 +396,3 @@ class Planner:
             shapers[related.uid] = self._attributes(ctx, related, member, nodes, reads)
             on[related.uid] = ComponentPopulate(tuple(reads.fields), reads.populate)
         return on, shapers
-
-    # ------------------------------------------------------------ populate keys
-
-    @staticmethod
-    def _add_populate(reads: Selection, name: str, node: PopulateNode) -> str:
-        """The populate key ``node`` is read under: ``name``, or the key of an equal reading
-        already planned at this level (aliases with the same arguments and sub-fields are read
-        once), or a new ``name#n`` (an alias with other ones: graphql-js allows it, and each
-        distinct reading is one more statement per level, never per row)."""
-        number = 0
-        while True:
-            key = variant_key(name, number)
-            existing = reads.populate.get(key)
-            if existing is None:
-                reads.populate[key] = node
-                return key
-            if existing == node:
-                return key
-            number += 1
