@@ -1,6 +1,6 @@
 """The typed read query: what every protocol hands to the entry service.
 
-``parse/`` builds these from a parsed query string, validated against the content type;
+``parse.py`` builds these from a parsed query string, validated against the content type;
 ``compile.py`` and ``populate.py`` turn them into SQL. Nodes are frozen so that a query shape
 can be cached and shared.
 """
