@@ -18,7 +18,8 @@ from contentapi.auth.actor import Actor, may
 from contentapi.caching import GRAPHQL_PLANS, BoundedCache
 from contentapi.errors import ForbiddenError
 from contentapi.graphql.executor import Precompleted
-from contentapi.graphql.plan import PlanContext, Planner
+from contentapi.graphql.plan import Planner
+from contentapi.graphql.selection import PlanContext
 from contentapi.graphql.shape import ShapeErrors
 from contentapi.query.parse import QueryParser
 from contentapi.runtime import Runtime

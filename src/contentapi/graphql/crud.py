@@ -20,9 +20,10 @@ from graphql import GraphQLObjectType, GraphQLResolveInfo, get_named_type
 from contentapi.errors import NotFoundError
 from contentapi.graphql.context import GraphQLContext, Precompleted
 from contentapi.graphql.deferred import complete_deferred
-from contentapi.graphql.plan import Page, Selection, Window
+from contentapi.graphql.selection import Page, Selection
 from contentapi.graphql.wrap import NO_AUTH_CONFIG, check_auth
 from contentapi.query.ast import OffsetPagination, ReadQuery
+from contentapi.query.pagination import Window
 from contentapi.schema.model import ContentType
 from contentapi.values import entry_id_of
 

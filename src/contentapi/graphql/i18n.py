@@ -8,7 +8,6 @@ meta) is Strapi's.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -28,10 +27,10 @@ from graphql import (
 from contentapi.errors import ValidationError
 from contentapi.graphql.context import GraphQLContext
 from contentapi.graphql.inputs import InputTypes, list_arguments
-from contentapi.graphql.plan import window
 from contentapi.graphql.scalars import DATETIME
 from contentapi.graphql.types import RESPONSE_COLLECTION_META
 from contentapi.i18n.store import read_locales
+from contentapi.query.pagination import graphql_window
 
 __all__ = ["I18nFields", "locale_records"]
 
@@ -187,7 +186,7 @@ class I18nFields:
     async def find(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: GraphQLContext = info.context
         ctx.authorize(FIND)
-        bounds = window(args.get("pagination"), self.amount_limit)
+        bounds = graphql_window(args.get("pagination"), self.amount_limit)
         filters = args.get("filters") or {}
         records = [r for r in await locale_records(ctx) if _matches(r, filters)]
         records = _sorted(records, list(args.get("sort") or []))
@@ -195,7 +194,5 @@ class I18nFields:
         page = records[bounds.start : bounds.start + bounds.limit]
         return {
             "data": [self._entity(r) for r in page],
-            "meta": {
-                "pagination": {**bounds.meta(total), "pageCount": math.ceil(total / bounds.limit)}
-            },
+            "meta": {"pagination": bounds.meta(total)},
         }

@@ -14,34 +14,43 @@ sub-selection): equal readings share one populate key, a different one gets ``na
 (``ast.variant_key``) and its shaper reads that key. The result reads with one statement per
 populated reading per level, whatever the number of rows: no per-parent resolvers, no
 DataLoader. Nested arguments the parser refuses null only their field, once per parent row.
+It composes ``combinators.py``'s shapers into ``selection.py``'s ``Selection``; a list's window
+is ``query/pagination.py``'s (GraphQL's rules beside REST's).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from graphql import (
     FieldNode,
-    FragmentDefinitionNode,
-    GraphQLError,
     GraphQLNonNull,
     GraphQLObjectType,
-    GraphQLSchema,
     GraphQLUnionType,
     get_named_type,
 )
 
-from contentapi.errors import ApplicationError, ForbiddenError, PaginationError
-from contentapi.graphql.errors import format_error
+from contentapi.errors import ApplicationError
+from contentapi.graphql.combinators import (
+    as_entity,
+    entity_list,
+    entries_of_page,
+    failing_field,
+    forbidden_row,
+    items_by_type,
+    optional_entity,
+    page_meta_shaper,
+    required_value,
+    sliced_items,
+    sliced_wrapper,
+    value_of,
+)
 from contentapi.graphql.executor import collect_sub_fields, get_argument_values
 from contentapi.graphql.filters import to_rest_filters
 from contentapi.graphql.roles import AttributeField, custom_of, field_of, role_of
+from contentapi.graphql.selection import PlanContext, Selection
 from contentapi.graphql.shape import (
-    NullInNonNull,
-    ShapeErrors,
     Shaper,
     constant,
     deferred_shaper,
@@ -56,101 +65,15 @@ from contentapi.query.ast import (
     Filter,
     MediaPopulate,
     MorphPopulate,
-    Populate,
     PopulateNode,
     RelationPopulate,
     SortKey,
-    variant_key,
 )
-from contentapi.query.parse import QueryParser
+from contentapi.query.pagination import Window, graphql_window
 from contentapi.schema.model import ContentType, Model, ScalarAttribute
 from contentapi.schema.registry import Registry
 
-__all__ = ["Page", "PlanContext", "Planner", "Selection", "Window", "forbidden_error"]
-
-#: Strapi's GraphQL default page size, at the root and per parent in nested lists.
-DEFAULT_LIMIT = 10
-
-
-def forbidden_error() -> dict[str, Any]:
-    """Strapi's per-field ``Forbidden access`` (no ``locations``/``path``, as it answers)."""
-    error = ForbiddenError("Forbidden access")
-    return {
-        "message": error.message,
-        "extensions": {
-            "error": {"name": error.name, "message": error.message, "details": {}},
-            "code": "FORBIDDEN",
-        },
-    }
-
-
-@dataclass(frozen=True, slots=True)
-class Window:
-    """``start``/``limit`` after Strapi's ``withDefaultPagination`` and our ``amountLimit``."""
-
-    start: int
-    limit: int
-
-    def meta(self, total: int) -> dict[str, int]:
-        """``Pagination`` as Strapi's ``ResponseCollectionMeta`` computes it."""
-        return {
-            "total": total,
-            "page": self.start // self.limit + 1,
-            "pageSize": self.limit,
-            "pageCount": math.ceil(total / self.limit),
-        }
-
-
-@dataclass(slots=True)
-class Page:
-    """What a list root hands to its shaper."""
-
-    entries: list[dict[str, Any]]
-    total: int | None
-    window: Window
-
-
-@dataclass(slots=True)
-class Selection:
-    """What one selection reads (``fields`` of its model, ``populate``) and its shaper."""
-
-    fields: list[str] = field(default_factory=list)
-    populate: Populate = field(default_factory=dict)
-    shaper: Shaper = lambda value, errors: None
-    counts: bool = False  # a list root: whether meta.pagination is selected
-    #: whether the shaped value holds ``Deferred`` fields (extensions' resolvers)
-    deferred: bool = False
-
-
-@dataclass(slots=True)
-class PlanContext:
-    """One request's view of the document: variables, fragments and the caller's rights."""
-
-    schema: GraphQLSchema
-    fragments: dict[str, FragmentDefinitionNode]
-    variables: dict[str, Any]
-    parser: QueryParser
-    may_find: Callable[[str], bool]
-    #: set while planning when a field is left to an extension's resolver
-    deferred: bool = False
-
-
-def window(pagination: Mapping[str, Any] | None, amount_limit: int) -> Window:
-    """Strapi's ``withDefaultPagination`` (default 10, ``-1`` for "all"), capped at
-    ``amountLimit`` (docs/differences-from-strapi.md: Strapi 4.25 ignores it)."""
-    args = {k: v for k, v in (pagination or {}).items() if v is not None}
-    paged = "page" in args or "pageSize" in args
-    offset = "start" in args or "limit" in args
-    if paged and offset:
-        raise PaginationError("Cannot use both page & offset pagination in the same query")
-    if paged:
-        page_size = max(1, args.get("pageSize", 0))  # Strapi: `page` alone gives a size of 1
-        start, limit = (args.get("page", 1) - 1) * page_size, page_size
-    else:
-        start, limit = args.get("start", 0), args.get("limit", DEFAULT_LIMIT)
-    if limit == -1:
-        limit = amount_limit
-    return Window(max(0, start), min(max(1, limit), amount_limit))
+__all__ = ["Planner"]
 
 
 class Planner:
@@ -179,7 +102,7 @@ class Planner:
         return ctx.parser.sort(model, [item for item in value if item is not None])
 
     def window(self, pagination: Any) -> Window:
-        return window(pagination, self.amount_limit)
+        return graphql_window(pagination, self.amount_limit)
 
     # ------------------------------------------------------------ roots
 
@@ -197,7 +120,7 @@ class Planner:
                 entity_type = get_named_type(parent.fields["data"].type)
                 assert isinstance(entity_type, GraphQLObjectType)
                 entity = self._entity(ctx, model, entity_type, sub, result)
-                out.append((key, _entries_of_page(entity)))
+                out.append((key, entries_of_page(entity)))
             elif name == "meta":
                 result.counts = True
                 out.append((key, self._meta(ctx, parent, sub)))
@@ -219,14 +142,7 @@ class Planner:
             for inner_key, inner in self._subfields(ctx, pagination_type, sub).items():
                 fields.append((inner_key, inner[0].name.value))
 
-            def pagination(page: Page, errors: ShapeErrors, fields: Any = tuple(fields)) -> Any:
-                values: dict[str, Any] = {
-                    **page.window.meta(page.total or 0),
-                    "__typename": "Pagination",
-                }
-                return {k: values[n] for k, n in fields}
-
-            out.append((key, pagination))
+            out.append((key, page_meta_shaper(tuple(fields))))
         inner_shaper = object_shaper(out)
         return inner_shaper
 
@@ -242,7 +158,7 @@ class Planner:
     #
     # Each method below returns the shaper of its part and adds what the part reads to
     # ``reads``: the one ``Selection`` of the entries it shapes. Every alias of a level adds to
-    # the same one, so a populate key is chosen once per level (``_add_populate``).
+    # the same one, so a populate key is chosen once per level (``Selection.add_populate``).
 
     def _wrapper(
         self,
@@ -263,7 +179,7 @@ class Planner:
             entity_type = get_named_type(parent.fields["data"].type)
             assert isinstance(entity_type, GraphQLObjectType)
             entity = self._entity(ctx, model, entity_type, sub, reads)
-            out.append((key, _many(entity) if many else _one(entity)))
+            out.append((key, entity_list(entity) if many else optional_entity(entity)))
         return object_shaper(out)
 
     def _entity(
@@ -291,7 +207,7 @@ class Planner:
                 ctx.deferred = True
                 self._all_scalars(model, reads)
                 out.append(
-                    (key, deferred_shaper(parent.fields[name], parent, sub, None, _as_entity))
+                    (key, deferred_shaper(parent.fields[name], parent, sub, None, as_entity))
                 )
         return object_shaper(out)
 
@@ -352,9 +268,9 @@ class Planner:
             render = scalar_renderer("id" if tag.kind == "id" else tag.value_type)
             return scalar_shaper(name, render, non_null, parent.name, name)
         node, shaper_at = self._populated(ctx, model, parent, name, tag.kind, nodes)
-        shaper = shaper_at(name if node is None else self._add_populate(reads, name, node))
+        shaper = shaper_at(name if node is None else reads.add_populate(name, node))
         if non_null:
-            shaper = _required(shaper, parent.name, name)
+            shaper = required_value(shaper, parent.name, name)
         return shaper
 
     def _populated(
@@ -376,13 +292,13 @@ class Planner:
         if kind in ("relation", "localizations"):
             target = self.registry.content_types[tag.target]
             if kind == "relation" and not ctx.may_find(target.uid):
-                return None, lambda key: _forbidden
+                return None, lambda key: forbidden_row
             assert isinstance(inner, GraphQLObjectType)
             if tag.to_many:
                 try:
                     filters, sort, bounds = self._list_arguments(ctx, target, arguments)
                 except ApplicationError as error:
-                    return None, _failing(error)
+                    return None, failing_field(error)
             reads = Selection()
             wrapper = self._wrapper(ctx, target, inner, nodes, reads, many=tag.to_many)
             populate = RelationPopulate(
@@ -400,7 +316,7 @@ class Planner:
                     limit=bounds.limit,
                     offset=bounds.start,
                 )
-            return populate, lambda key: nullable(_value_of(key, wrapper))
+            return populate, lambda key: nullable(value_of(key, wrapper))
         if kind == "media":
             files = self.registry.content_types[tag.target]
             assert isinstance(inner, GraphQLObjectType)
@@ -410,18 +326,18 @@ class Planner:
             # once per level for the files of every parent
             if not tag.to_many:
                 return MediaPopulate(tuple(reads.fields), populate=reads.populate), (
-                    lambda key: nullable(_value_of(key, wrapper))
+                    lambda key: nullable(value_of(key, wrapper))
                 )
             # Strapi's association resolver: the files filtered and sorted (in SQL, per
             # level), then each parent's page cut here (10 per parent by default)
             try:
                 filters, sort, bounds = self._list_arguments(ctx, files, arguments)
             except ApplicationError as error:
-                return None, _failing(error)
+                return None, failing_field(error)
             media = MediaPopulate(
                 tuple(reads.fields), filters=filters, sort=sort, populate=reads.populate
             )
-            return media, lambda key: nullable(_sliced_wrapper(key, bounds, wrapper))
+            return media, lambda key: nullable(sliced_wrapper(key, bounds, wrapper))
         if kind == "component":
             component = self.registry.components[tag.target]
             assert isinstance(inner, GraphQLObjectType)
@@ -430,25 +346,23 @@ class Planner:
             if not tag.to_many:
                 node = ComponentPopulate(tuple(reads.fields), reads.populate)
                 return node, lambda key: nullable(
-                    _value_of(key, lambda v, errors: None if v is None else item(v, errors))
+                    value_of(key, lambda v, errors: None if v is None else item(v, errors))
                 )
             # Strapi's component resolver: the items filtered and sorted (in SQL, per level),
             # then each parent's page cut here (10 per parent by default)
             try:
                 filters, sort, bounds = self._list_arguments(ctx, component, arguments)
             except ApplicationError as error:
-                return None, _failing(error)
+                return None, failing_field(error)
             node = ComponentPopulate(tuple(reads.fields), reads.populate, filters, sort)
-            return node, lambda key: nullable(_sliced_items(key, bounds, item))
+            return node, lambda key: nullable(sliced_items(key, bounds, item))
         if kind == "morph":
             on, shapers = self._members(ctx, inner, nodes)
-            return MorphPopulate(on=on), lambda key: nullable(
-                _items_by_type(key, shapers, "__type")
-            )
+            return MorphPopulate(on=on), lambda key: nullable(items_by_type(key, shapers, "__type"))
         # a dynamic zone: every component populated; each item shaped by its own type
         on, shapers = self._members(ctx, inner, nodes)
         return DynamicZonePopulate(on=on), lambda key: nullable(
-            _items_by_type(key, shapers, "__component")
+            items_by_type(key, shapers, "__component")
         )
 
     def _list_arguments(
@@ -482,111 +396,3 @@ class Planner:
             shapers[related.uid] = self._attributes(ctx, related, member, nodes, reads)
             on[related.uid] = ComponentPopulate(tuple(reads.fields), reads.populate)
         return on, shapers
-
-    # ------------------------------------------------------------ populate keys
-
-    @staticmethod
-    def _add_populate(reads: Selection, name: str, node: PopulateNode) -> str:
-        """The populate key ``node`` is read under: ``name``, or the key of an equal reading
-        already planned at this level (aliases with the same arguments and sub-fields are read
-        once), or a new ``name#n`` (an alias with other ones: graphql-js allows it, and each
-        distinct reading is one more statement per level, never per row)."""
-        number = 0
-        while True:
-            key = variant_key(name, number)
-            existing = reads.populate.get(key)
-            if existing is None:
-                reads.populate[key] = node
-                return key
-            if existing == node:
-                return key
-            number += 1
-
-
-def _items_by_type(name: str, shapers: dict[str, Shaper], type_key: str) -> Shaper:
-    """A list of union items, each shaped by the shaper of its type (read from ``type_key``)."""
-
-    def items(entry: Any, errors: ShapeErrors) -> Any:
-        values = entry.get(name)
-        if values is None:
-            return None
-        return [shapers[item[type_key]](item, errors) for item in values]
-
-    return items
-
-
-def _as_entity(entry: Any) -> dict[str, Any]:
-    """The parent of a custom ``XEntity`` field: ``{id, attributes}`` as Strapi's resolvers
-    hand it on."""
-    return {"id": entry["id"], "attributes": entry}
-
-
-def _entries_of_page(entity: Shaper) -> Shaper:
-    def entries(page: Any, errors: ShapeErrors) -> list[Any]:
-        return [entity(entry, errors) for entry in page.entries]
-
-    return entries
-
-
-def _many(entity: Shaper) -> Shaper:
-    def many(values: Any, errors: ShapeErrors) -> list[Any]:
-        return [entity(value, errors) for value in values or ()]
-
-    return many
-
-
-def _one(entity: Shaper) -> Shaper:
-    def one(value: Any, errors: ShapeErrors) -> Any:
-        return None if value is None else entity(value, errors)
-
-    return one
-
-
-def _forbidden(entry: Any, errors: ShapeErrors) -> None:
-    errors.append(forbidden_error())
-    return None
-
-
-def _failing(error: ApplicationError) -> Callable[[str], Shaper]:
-    """A nested field whose arguments are refused: ``null`` with the error once per parent
-    row, as Strapi's per-row resolver answers (the rest of the answer stands)."""
-    formatted = format_error(GraphQLError(error.message, original_error=error))
-
-    def failing(entry: Any, errors: ShapeErrors) -> None:
-        errors.append(formatted)
-        return None
-
-    return lambda key: failing
-
-
-def _value_of(name: str, shaper: Shaper) -> Shaper:
-    return lambda entry, errors: shaper(entry.get(name), errors)
-
-
-def _sliced_wrapper(name: str, bounds: Window, wrapper: Shaper) -> Shaper:
-    """A media list the database returned whole, paginated here (10 per parent by default)."""
-    start, stop = bounds.start, bounds.start + bounds.limit
-    return lambda entry, errors: wrapper((entry.get(name) or [])[start:stop], errors)
-
-
-def _sliced_items(name: str, bounds: Window, item: Shaper) -> Shaper:
-    """Repeatable component items, paginated here as Strapi does (10 per parent by default)."""
-    start, stop = bounds.start, bounds.start + bounds.limit
-
-    def sliced(entry: Any, errors: ShapeErrors) -> Any:
-        values = entry.get(name)
-        if values is None:
-            return None
-        return [item(value, errors) for value in values[start:stop]]
-
-    return sliced
-
-
-def _required(shaper: Shaper, owner: str, field_name: str) -> Shaper:
-    def required(entry: Any, errors: ShapeErrors) -> Any:
-        value = shaper(entry, errors)
-        if value is None:
-            raise NullInNonNull(owner, field_name)
-        return value
-
-    return required

@@ -7,7 +7,7 @@ values: ``metadata[$eq]=text`` finds the JSON string ``"text"`` (never an object
 objects). The case-insensitive operators (``$eqi``, ``$nei``, ``$containsi``, ``$notContainsi``,
 ``$startsWithi``, ``$endsWithi``) read ``LOWER(CAST(column AS VARCHAR))``: ``jsonb``'s text,
 ``{"a": 1}`` with its spaces. A sort orders by ``jsonb``. The case-sensitive string operators
-compare ``jsonb`` with ``LIKE`` there and answer 500; ``query/parse.py`` refuses them (400).
+compare ``jsonb`` with ``LIKE`` there and answer 500; ``query/parse/filters.py`` refuses them (400).
 
 On SQLite the same comparisons use ``db/jsonb.py``'s functions, so both databases agree.
 """

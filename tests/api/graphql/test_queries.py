@@ -281,11 +281,12 @@ async def test_locales_and_localizations(blog, client):
     locales = await gql(
         client,
         '{ i18NLocales(filters: {code: {eq: "fr"}}) { data { id attributes { code name } } '
-        "meta { pagination { total } } } i18NLocale(id: 1) { data { attributes { code } } } }",
+        "meta { pagination { total page pageSize pageCount } } } "
+        "i18NLocale(id: 1) { data { attributes { code } } } }",
     )
     assert locales["data"]["i18NLocales"] == {
         "data": [{"id": "2", "attributes": {"code": "fr", "name": "French (fr)"}}],
-        "meta": {"pagination": {"total": 1}},
+        "meta": {"pagination": {"total": 1, "page": 1, "pageSize": 10, "pageCount": 1}},
     }
     assert locales["data"]["i18NLocale"]["data"]["attributes"] == {"code": "en"}
 

@@ -1,0 +1,238 @@
+"""The ``filters`` parameter → a ``Filter`` tree, validated against the model and the caller.
+
+Unknown, private or password attributes, unknown operators, filters through media or dynamic
+zones and relations the caller may not ``find`` are a 400 (``ValidationError``); a value the
+attribute's type cannot hold is ``InvalidFilterValue`` (the facade orders it among the other
+errors as Strapi does). Deep filters become ``Through`` (an ``EXISTS`` on the related or
+component rows); ``rewrites.py`` then pushes negations down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from contentapi.db.jsonb import json_text
+from contentapi.db.pgtext import TEXT_KINDS
+from contentapi.errors import ValidationError
+from contentapi.query.ast import And, Comparison, Filter, Not, Or, Through
+from contentapi.query.coerce import coerce_filter_value, loose_boolean
+from contentapi.query.fields import invalid_parameter, scalar_field
+from contentapi.query.jsonb import JSON_KINDS, JSON_OPERATORS, JSON_TEXT_OPERATORS
+from contentapi.query.operators import LOGICAL, OPERATORS, STRING_KINDS, Operator
+from contentapi.query.parse.rewrites import emptiness_of, object_operand, push_not
+from contentapi.query.parse.scope import LOCALIZATIONS, ModelScope
+from contentapi.query.parse.shapes import as_list, indexed
+from contentapi.schema.model import (
+    ComponentAttribute,
+    ContentType,
+    DynamicZoneAttribute,
+    MediaAttribute,
+    Model,
+    RelationAttribute,
+)
+
+__all__ = ["FilterParser"]
+
+#: Strapi 4.25 builds these with a plain `LIKE` on the column: on a number, date or time
+#: PostgreSQL fails (a 500 there), so they are a 400 here; the `…i` forms cast the column to
+#: text and match PostgreSQL's text of it (db/pgtext.py; make diff, GraphQL
+#: `views: {endsWith: "12"}`, `born: {notContainsi: "1972-03-12"}`).
+CASE_SENSITIVE_LIKE = frozenset({"$contains", "$notContains", "$startsWith", "$endsWith"})
+
+
+def _json_operand(spec: Operator, value: Any, at: str) -> Any:
+    """The value of a filter on a JSON attribute (``query/jsonb.py`` says what each operator
+    compares). ``$contains``, ``$startsWith`` and their case-sensitive kin answer 500 on the
+    reference (``jsonb LIKE``): a 400 here."""
+    operator = spec.name
+    if spec.shape == "boolean":
+        return loose_boolean(value)
+    if operator not in JSON_OPERATORS and operator not in JSON_TEXT_OPERATORS:
+        raise ValidationError(f"Operator {operator} does not apply to json at {at}")
+
+    def scalar(item: Any) -> Any:
+        if isinstance(item, Mapping | list):
+            raise ValidationError(f"Invalid value for {at}")
+        if item is None:
+            return None
+        text = item if isinstance(item, str) else json_text(item)
+        if "\x00" in text:  # neither jsonb nor PostgreSQL text can hold it (Strapi: 500)
+            raise ValidationError(f"Invalid value for {at}: NUL characters are not allowed")
+        return text if operator in JSON_TEXT_OPERATORS else item
+
+    if spec.shape == "list":
+        return [scalar(item) for item in as_list(value)]
+    if spec.shape == "pair":
+        pair = as_list(value)
+        if len(pair) != 2 or None in pair:
+            raise ValidationError(f"{at} takes an array of two values")
+        return [scalar(item) for item in pair]
+    coerced = scalar(value)
+    if coerced is None and operator not in ("$eq", "$ne", "$eqi"):
+        raise ValidationError(f"{at} needs a value")
+    return coerced
+
+
+#: number kinds whose blank filter value Strapi reads as JavaScript's ``Number("")``, 0: the
+#: reference answers `filters[rating]=` and `filters[rating][$in][0]=%20` with the ratings 0
+_BLANK_IS_ZERO = frozenset({"integer", "float", "decimal"})
+
+
+class FilterParser(ModelScope):
+    """``filters`` of any model of the registry, for one caller."""
+
+    __slots__ = ()
+
+    def filters(self, model: Model, value: Any, path: str = "filters") -> Filter | None:
+        """``filters`` → a filter tree with negations pushed down (see ``push_not``)."""
+        node = self._filters(model, value, path)
+        return push_not(node) if node is not None else None
+
+    def _filters(self, model: Model, value: Any, path: str) -> Filter | None:
+        if value is None:
+            return None
+        if isinstance(value, list):  # `filters[0][title]=…`: every item must hold
+            parts = [self._filters(model, item, path) for item in value]
+            present = tuple(part for part in parts if part is not None)
+            return And(present) if present else None
+        if not isinstance(value, Mapping):
+            raise ValidationError(f"Invalid {path} parameter: expected an object")
+        items: list[Filter] = []
+        for key, node in value.items():
+            where = f"{path}.{key}"
+            if key in ("$and", "$or"):
+                parts = [self._filters(model, item, where) for item in as_list(node)]
+                present = tuple(part for part in parts if part is not None)
+                if present:
+                    items.append(And(present) if key == "$and" else Or(present))
+            elif key == "$not":
+                inner = self._filters(model, node, where)
+                if inner is not None:
+                    items.append(Not(inner))
+            elif key.startswith("$"):
+                raise invalid_parameter(key)
+            else:
+                condition = self.attribute_filter(model, key, node, where)
+                if condition is not None:
+                    items.append(condition)
+        if not items:
+            return None
+        return items[0] if len(items) == 1 else And(tuple(items))
+
+    def attribute_filter(self, model: Model, name: str, node: Any, where: str) -> Filter | None:
+        """The condition on attribute ``name``; ``None`` for an empty one (``{}``, or only
+        empty ``$and``/``$or``/``$not``): Strapi leaves it out, as if it were not there —
+        GraphQL's ``{tags: {}}`` and ``{title: {}}`` filter nothing (qs never yields ``{}``)."""
+        attribute = model.attributes.get(name)
+        if isinstance(attribute, MediaAttribute | DynamicZoneAttribute):
+            # The spec's filter rule 3: no filters through media or dynamic zones.
+            raise invalid_parameter(name)
+        if name == LOCALIZATIONS and isinstance(model, ContentType) and model.localized:
+            return self._through(model, name, model, node, where)
+        if isinstance(attribute, RelationAttribute | ComponentAttribute):
+            if attribute.private or not self._readable(attribute):
+                raise invalid_parameter(name)
+            target = (
+                self.registry.content_types[attribute.target]
+                if isinstance(attribute, RelationAttribute)
+                else self.registry.components[attribute.component]
+            )
+            return self._through(model, name, target, node, where)
+        field = scalar_field(model, name)
+        if field is None:
+            raise invalid_parameter(name)
+        if not isinstance(node, Mapping):
+            return self._comparison(field.column, field.kind, "$eq", node, where)
+        node = {op: value for op, value in node.items() if not object_operand(op, value)}
+        conditions: list[Filter] = []
+        for operator, value in node.items():
+            if operator in LOGICAL:
+                logical = self._logical_on_field(model, name, operator, value, where)
+                if logical is not None:
+                    conditions.append(logical)
+                continue
+            conditions.append(self._comparison(field.column, field.kind, operator, value, where))
+        if not conditions:
+            return None
+        return conditions[0] if len(conditions) == 1 else And(tuple(conditions))
+
+    def _logical_on_field(
+        self, model: Model, name: str, operator: str, value: Any, where: str
+    ) -> Filter | None:
+        """``filters[title][$not][$eq]=x``. Strapi 4.25 has no attribute-level ``$and`` or
+        ``$or`` (``filters[title][$or][0]=x`` and GraphQL's ``title: {or: [...]}`` are a 500,
+        "Undefined attribute level operator $or"): bad input, so a 400 here."""
+        if operator == "$not":
+            inner = self.attribute_filter(model, name, value, f"{where}.$not")
+            return None if inner is None else Not(inner)
+        raise ValidationError(f"Undefined attribute level operator {operator}")
+
+    def _through(
+        self, model: Model, name: str, target: Model, node: Any, where: str
+    ) -> Filter | None:
+        """A deep filter through a relation or a component: an ``EXISTS`` on ``target``."""
+        if not isinstance(node, Mapping):
+            # `filters[author]=3` / `filters[categories][0]=1`: the related entries' ids.
+            node = {"id": {"$eq": node}}
+        operators = {k: v for k, v in node.items() if k.startswith("$") and k not in LOGICAL}
+        if operators:  # `filters[author][$eq]=3`, `filters[categories][$in][0]=1`
+            node = {**{k: v for k, v in node.items() if k not in operators}, "id": operators}
+        emptiness = emptiness_of(node)
+        if emptiness is not None:
+            # `[author][$null]=true`, `[categories][id][$null]=true`: Strapi's LEFT JOIN finds
+            # the entries without any related entry (or, negated, with at least one).
+            return Through(model.uid, name, target.uid, None, negated=emptiness)
+        inner = self._filters(target, node, where)
+        if inner is None:  # `{tags: {}}`: no condition at all, not "has a related entry"
+            return None
+        return Through(model.uid, name, target.uid, inner)
+
+    def _comparison(self, column: str, kind: str, operator: str, value: Any, where: str) -> Filter:
+        spec = OPERATORS.get(operator)
+        if spec is None:
+            # Strapi's message (it names the operator only: `Invalid parameter $bogus`)
+            raise invalid_parameter(operator)
+        many = isinstance(value, list) or (isinstance(value, Mapping) and indexed(value))
+        if spec.shape == "scalar" and many and value:
+            # Strapi: an array given to a non-array operator is the OR of the operator on each
+            # item, negated ones included — the reference answers
+            # `title[$notContains][0]=Kappa&…[1]=Sigma` with every title having either.
+            return Or(
+                tuple(
+                    self._comparison(column, kind, operator, item, where) for item in as_list(value)
+                )
+            )
+        at = f"{where}.{operator}"
+        if kind in JSON_KINDS:
+            return Comparison(column, kind, operator, _json_operand(spec, value, at), False)
+        text_kind = None
+        if spec.strings_only and kind not in STRING_KINDS:
+            if kind not in TEXT_KINDS or operator in CASE_SENSITIVE_LIKE:
+                raise ValidationError(f"Operator {operator} does not apply to {kind} at {where}")
+            # `readingTime[$containsi]=1` matches the digits, `price[$eqi]=10.00` the decimal
+            text_kind, kind = kind, "string"
+        if kind in ("json", "array") and spec.shape != "boolean":
+            raise ValidationError(f"Only $null and $notNull apply to {kind} at {where}")
+
+        def coerce(item: Any) -> Any:
+            # Strapi: 500 for a blank id (and biginteger): a 400 here
+            blank = isinstance(item, str) and not item.strip()
+            if blank and kind in _BLANK_IS_ZERO and column != "id":
+                return 0
+            return coerce_filter_value(kind, item, at)
+
+        if spec.shape == "boolean":
+            coerced: Any = loose_boolean(value)
+        elif spec.shape == "list":
+            coerced = [coerce(item) for item in as_list(value)]
+        elif spec.shape == "pair":
+            pair = as_list(value)
+            if len(pair) != 2:
+                raise ValidationError(f"{at} takes an array of two values")
+            coerced = [coerce(item) for item in pair]
+        else:
+            coerced = coerce(value)
+            if coerced is None and operator not in ("$eq", "$ne", "$eqi"):
+                raise ValidationError(f"{at} needs a value")
+        return Comparison(column, kind, operator, coerced, text_kind)
