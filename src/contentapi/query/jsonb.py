@@ -53,7 +53,7 @@ def _operand(value: Any, dialect: str) -> Any:
 
 
 def json_condition(column: Any, operator: str, value: Any, dialect: str) -> ColumnElement[bool]:
-    """``column`` (a JSON column) against ``value`` as parsed by ``query/parse.py``."""
+    """``column`` (a JSON column) against ``value`` as parsed by ``query/parse/``."""
     if operator in JSON_TEXT_OPERATORS:
         text = (
             cast(column, String)
