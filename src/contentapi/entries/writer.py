@@ -17,21 +17,17 @@ from functools import cache
 from typing import Any
 
 from sqlalchemy import (
-    ARRAY,
     JSON,
     Column,
-    Integer,
     Table,
     and_,
-    any_,
-    bindparam,
     func,
     null,
     select,
-    text,
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.dialect import Dialect
 from contentapi.db.driver import KeptStatements
 from contentapi.db.tables import ContentTables
 from contentapi.entries.input import ComponentFieldWrite, ModelWrite, label
@@ -94,12 +90,12 @@ class Writer:
         registry: Registry,
         tables: ContentTables,
         *,
-        is_sqlite: bool,
+        dialect: Dialect,
         kept: KeptStatements,
     ) -> None:
         self.registry = registry
         self.tables = tables
-        self.is_sqlite = is_sqlite
+        self.dialect = dialect
         #: the reads a relation write makes (targets that exist, the entry's link rows),
         #: built once per target and link and run through ``kept`` — on PostgreSQL straight on
         #: the driver, inside the transaction that holds the entry's row lock
@@ -108,9 +104,7 @@ class Writer:
 
     async def lock(self, conn: AsyncConnection, name: str) -> None:
         """Serialise writers of ``name`` until the transaction ends (SQLite writes already are)."""
-        if not self.is_sqlite:
-            key = zlib.crc32(name.encode())
-            await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+        await self.dialect.lock(conn, zlib.crc32(name.encode()))
 
     # ------------------------------------------------------------ rows
 
@@ -152,7 +146,7 @@ class Writer:
         and reads the answer's columns (no ``SELECT … FOR UPDATE`` first, no read after).
         """
         table = self.tables.entity(model.uid)
-        if write.columns and not self.is_sqlite:
+        if write.columns and self.dialect.has_arrays:
             # The targets are read by the UPDATE itself (a subquery per relation, evaluated
             # once the row is found): one round trip fewer, and still none under the lock.
             checks = self._target_reads(model, write)
@@ -250,7 +244,7 @@ class Writer:
             if not referenced:
                 continue
             target = self.tables.entity(attribute.target)
-            among = target.c.id == any_(bindparam(None, referenced, type_=ARRAY(Integer)))
+            among = self.dialect.among(target.c.id, referenced)
             existing = select(func.array_agg(target.c.id)).where(among).scalar_subquery()
             reads.append((attribute, relation, existing.label(f"targets_{len(reads)}")))
         return reads
@@ -279,11 +273,7 @@ class Writer:
         """The rows of ``ids`` that exist in ``target`` (their ids)."""
         statement = self._reads.get(("exists", target.name))
         if statement is None:
-            among = (
-                target.c.id.in_(bindparam("ids", expanding=True))
-                if self.is_sqlite
-                else target.c.id == any_(bindparam("ids", type_=ARRAY(Integer)))
-            )
+            among = self.dialect.among(target.c.id)
             statement = self._reads[("exists", target.name)] = select(target.c.id).where(among)
         return await self.kept.rows(conn, statement, {"ids": list(ids)})
 
