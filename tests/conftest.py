@@ -187,7 +187,7 @@ async def shared_app(databases: Databases, test_models: Path) -> AsyncIterator[A
 async def _empty_content_tables(runtime: Runtime) -> None:
     tables = [t.name for t in runtime.tables.metadata.sorted_tables]
     async with runtime.database.write() as conn:
-        if runtime.database.is_sqlite:
+        if runtime.database.dialect.name == "sqlite":
             for name in reversed(tables):
                 await conn.execute(text(f'DELETE FROM "{name}"'))
             sequences = await conn.execute(

@@ -14,8 +14,6 @@ import os
 import secrets
 from dataclasses import dataclass, field
 
-from sqlalchemy import text
-
 from contentapi.auth.cache import CallerCache
 from contentapi.auth.passwords import PasswordHasher
 from contentapi.auth.permissions import auth_tables, ensure_default_roles
@@ -121,8 +119,7 @@ class Runtime:
     async def start(self) -> None:
         self.sync_report = await sync_database(self.database, self.tables)
         async with self.database.write() as conn:
-            if not self.database.is_sqlite:
-                await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _BOOTSTRAP_LOCK})
+            await self.database.dialect.lock(conn, _BOOTSTRAP_LOCK)
             salt = self.settings.api_token_salt or await ensure_setting(
                 conn, "contentapi_api_token_salt", lambda: secrets.token_urlsafe(32)
             )
@@ -142,10 +139,10 @@ class Runtime:
                     ",".join(self.settings.locale_codes),
                 )
             await ensure_plugin_settings(conn)
-            if not self.database.is_sqlite:
+            if self.database.dialect.notifies:
                 await install_auth_triggers(conn, auth_tables(self.tables))
                 await install_content_triggers(conn, list(self.tables.metadata.tables))
-        if not self.database.is_sqlite:
+        if self.database.dialect.notifies:
             self.change_listener = self._listen()
             await self.change_listener.start()
         log.info(

@@ -33,7 +33,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import case
-from sqlalchemy.dialects import postgresql, sqlite
 from starlette.requests import HTTPConnection
 
 from contentapi.db.engine import Database
@@ -76,7 +75,7 @@ class RateLimiter:
         self.window = timedelta(seconds=window_seconds)
 
     def _upsert(self, key: str, now: datetime) -> Any:
-        insert = (postgresql.insert if not self.database.is_sqlite else sqlite.insert)(rate_limits)
+        insert = self.database.dialect.insert(rate_limits)
         expired = rate_limits.c.window_start <= now - self.window
         return (
             insert.values(key=key, window_start=now, hits=1)

@@ -18,8 +18,7 @@ import time
 from datetime import UTC, datetime
 
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
-from sqlalchemy.pool import NullPool
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from contentapi.db.engine import Database
 from contentapi.db.notify import QUIET_SETTING
@@ -41,7 +40,8 @@ class TokenUsage:
         self.interval = interval
         self._stamped: dict[int, float] = {}
         self._pending: set[asyncio.Task[None]] = set()
-        self._own_engine: AsyncEngine | None = None
+        #: where stamps are written (``_engine``)
+        self._side_engine: AsyncEngine | None = None
 
     def used(self, token_id: int) -> None:
         """Token ``token_id`` made a request: stamp it unless this worker did recently."""
@@ -64,21 +64,18 @@ class TokenUsage:
 
     def _engine(self) -> AsyncEngine:
         """On PostgreSQL a connection of its own, opened per stamp (at most one a minute per
-        token): taken from the request pool, a stamp running beside a request would grow the
-        pool, and requests would then alternate between connections whose prepared statements
-        differ. SQLite's connections are local files: the request engine serves."""
-        if self.database.is_sqlite:
-            return self.database.engine
-        if self._own_engine is None:
-            self._own_engine = create_async_engine(self.database.engine.url, poolclass=NullPool)
-        return self._own_engine
+        token), so a stamp never grows the request pool; SQLite's connections are local files:
+        the request engine serves (``Dialect.side_engine``)."""
+        if self._side_engine is None:
+            self._side_engine = self.database.dialect.side_engine(self.database.engine)
+        return self._side_engine
 
     async def close(self) -> None:
         """Wait for the stamps under way, then close the stamps' own engine."""
         await self.settle()
-        if self._own_engine is not None:
-            await self._own_engine.dispose()
-            self._own_engine = None
+        if self._side_engine is not None and self._side_engine is not self.database.engine:
+            await self._side_engine.dispose()
+        self._side_engine = None
 
     async def _stamp(self, token_id: int) -> None:
         try:
@@ -92,11 +89,11 @@ class TokenUsage:
         now = datetime.now(UTC).replace(tzinfo=None)
         # Not ``Database.write()``: its after-write hooks forget the list totals, and a stamp
         # changes no content.
+        dialect = self.database.dialect
         async with self._engine().connect() as conn:
-            if self.database.is_sqlite:
-                conn = await conn.execution_options(sqlite_begin="IMMEDIATE")
+            conn = await dialect.for_writing(conn)
             async with conn.begin():
-                if not self.database.is_sqlite:
+                if dialect.notifies:  # not a change the caller caches need to hear of
                     await conn.execute(text(f"SET LOCAL {QUIET_SETTING} = 'on'"))
                 await conn.execute(
                     api_tokens.update().where(api_tokens.c.id == token_id).values(last_used_at=now)

@@ -75,8 +75,7 @@ class KeptStatements:
         # execution lock; without them (another version's internals) everything takes the
         # ordinary path.
         self.enabled = (
-            dialect.name == "postgresql"
-            and dialect.driver == "asyncpg"
+            dialect.driver == "asyncpg"
             and hasattr(dialect, "_invalidate_schema_cache_asof")
             and hasattr(_asyncpg_connection_class(), "_prepare")
         )

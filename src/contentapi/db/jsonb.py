@@ -4,7 +4,7 @@ Strapi's reference runs on PostgreSQL, where a ``json`` (or ``blocks``) attribut
 column: a filter such as ``$lt`` compares ``jsonb`` values, a sort orders by them, and the
 case-insensitive operators read the column cast to text (``jsonb``'s own output format). SQLite
 stores JSON as text; these two functions, registered on every SQLite connection by
-``db.engine``, give it the same answers:
+``db.dialect``, give it the same answers:
 
 - ``jsonb_key(text)``: a byte string whose byte-wise order is ``jsonb``'s order (PostgreSQL's
   documentation, "jsonb Indexing": Object > Array > Boolean > Number > String > Null; arrays by

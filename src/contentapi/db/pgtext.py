@@ -1,13 +1,17 @@
-"""PostgreSQL's text of a number, date or time column, on both databases.
+"""PostgreSQL's text functions in Python, for SQLite: the text of a number, date or time
+column, and ``lower()``.
 
 Strapi 4.25 on PostgreSQL answers the case-insensitive text operators (``$eqi``, ``$nei``,
 ``$containsi``, ``$notContainsi``, ``$startsWithi``, ``$endsWithi``) on any scalar column by
 casting it to text: ``price[$eqi]=10`` matches nothing (the text of a ``numeric(10,2)`` is
 ``10.00``), ``scheduledAt[$containsi]=03:30`` matches the ``timestamp(6)`` text
-``2024-04-10 03:30:00`` and ``T03`` matches nothing. ``text_of`` builds that text in SQL:
-``CAST(… AS VARCHAR)`` on PostgreSQL, and on SQLite, which stores these types differently
-(decimals and floats as ``REAL``/``INTEGER``, times and datetimes as text with six fraction
-digits), ``pg_text``, registered on every SQLite connection by ``db.engine``.
+``2024-04-10 03:30:00`` and ``T03`` matches nothing. ``Dialect.text_of`` (``db/dialect.py``)
+builds that text in SQL: ``CAST(… AS VARCHAR)`` on PostgreSQL, and on SQLite, which stores
+these types differently (decimals and floats as ``REAL``/``INTEGER``, times and datetimes as
+text with six fraction digits), ``pg_text``, registered on every SQLite connection.
+
+``pg_lower`` is PostgreSQL's ``lower()``: registered on SQLite connections too, and the folding
+of filter values on both databases.
 """
 
 from __future__ import annotations
@@ -15,11 +19,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import ColumnElement, String, cast, func, literal
-
-__all__ = ["SQLITE_PG_TEXT", "TEXT_KINDS", "pg_float_text", "pg_text", "text_of"]
+__all__ = ["SQLITE_LOWER", "SQLITE_PG_TEXT", "TEXT_KINDS", "pg_float_text", "pg_lower", "pg_text"]
 
 SQLITE_PG_TEXT = "pg_text"
+#: The SQL name of ``pg_lower`` on SQLite connections.
+SQLITE_LOWER = "pg_lower"
 
 #: Attribute types whose column the text operators read as PostgreSQL prints it.
 TEXT_KINDS = frozenset(
@@ -76,8 +80,16 @@ def pg_text(kind: str, value: Any) -> str | None:
     return str(value)
 
 
-def text_of(column: ColumnElement[Any], kind: str, dialect: str) -> ColumnElement[Any]:
-    """The column as PostgreSQL's text of its type ``kind``."""
-    if dialect == "postgresql" or kind in ("integer", "biginteger", "date"):
-        return cast(column, String)  # SQLite prints integers and stores dates as PostgreSQL does
-    return getattr(func, SQLITE_PG_TEXT)(literal(kind), column, type_=String)
+def pg_lower(text: str | None) -> str | None:
+    """Lower case as PostgreSQL's ``lower()`` in a UTF-8 database: one character at a time
+    (Unicode's simple mapping): capital sigma U+03A3 is always U+03C3 (never the final U+03C2
+    Python's ``str.lower`` may give), U+1E9E becomes U+00DF and U+0130 a plain ``i``. SQLite's
+    own ``lower()`` folds ASCII only; this function is registered on every SQLite connection
+    under ``SQLITE_LOWER``, and folds filter values on both databases."""
+    if text is None:
+        return None
+    return "".join(_SPECIAL_LOWER.get(c) or c.lower() for c in text)
+
+
+#: Characters whose full lower-case mapping (Python's) has several characters.
+_SPECIAL_LOWER = {"\u0130": "i"}

@@ -10,6 +10,7 @@ from pathlib import Path
 import asyncpg
 from sqlalchemy.engine import make_url
 
+from contentapi.db.dialect import dialect_named
 from contentapi.db.urls import redacted
 
 __all__ = ["DatabaseUnreachable", "probe_database"]
@@ -22,7 +23,7 @@ class DatabaseUnreachable(Exception):
 async def probe_database(url: str, timeout: float = 10) -> None:
     """Connect once and disconnect (``url`` as ``normalise_database_url`` returns it)."""
     parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite":
+    if dialect_named(parsed.get_backend_name()).local_file:
         _probe_sqlite(parsed.database)
         return
     host = parsed.host or "localhost"

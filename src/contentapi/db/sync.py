@@ -17,6 +17,7 @@ from pathlib import Path
 
 from sqlalchemy import Connection, Table, inspect, text
 
+from contentapi.db.dialect import dialect_of
 from contentapi.db.engine import Database
 from contentapi.db.tables import ContentTables
 
@@ -111,12 +112,7 @@ def _sync_table(connection: Connection, table: Table, report: SyncReport) -> Non
 
 
 def _sync(connection: Connection, tables: ContentTables) -> SyncReport:
-    if connection.dialect.name == "postgresql":
-        # Migrations and index builds on a large table (and waiting for another process's)
-        # may rightly take long: the statement timeout is for requests
-        # (CONTENTAPI_STATEMENT_TIMEOUT), not for this transaction.
-        connection.execute(text("SET LOCAL statement_timeout = 0"))
-        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
+    dialect_of(connection).lock_schema(connection, _LOCK_KEY)
     migrate_system(connection, [table.name for table in tables.metadata.sorted_tables])
     report = SyncReport()
     for table in tables.metadata.sorted_tables:

@@ -20,18 +20,13 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, Table, and_, bindparam, func, select, text
+from sqlalchemy import Select, Table, and_, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.dialect import dialect_of
 from contentapi.schema.model import RelationLink
 
 __all__ = ["LinkRows", "link_rows_statement", "store_relation"]
-
-#: One lock per (link table, target): the two-key form, apart from the one-key start-up lock.
-_LOCK_TARGETS = text(
-    "SELECT pg_advisory_xact_lock(:table_key, target) "
-    "FROM unnest(CAST(:targets AS integer[])) AS target"
-)
 
 #: an entry's link rows through one side, in its order: (target id, inverse order or None)
 LinkRows = list[tuple[int, Any]]
@@ -81,8 +76,7 @@ async def store_relation(
         return
     next_inverse_order: dict[int, float] = {}
     if inverse_order is not None and added:
-        if conn.dialect.name == "postgresql":
-            await _take_turns(conn, table, added)
+        await _take_turns(conn, table, added)
         found = await conn.execute(
             select(target, func.max(inverse_order)).where(target.in_(added)).group_by(target)
         )
@@ -101,7 +95,8 @@ async def store_relation(
 
 
 async def _take_turns(conn: AsyncConnection, table: Table, targets: Sequence[int]) -> None:
-    """PostgreSQL: wait for any other transaction appending to these targets' lists (module
-    doc); ids in ascending order, so two writers never wait for each other in a circle."""
+    """Wait for any other transaction appending to these targets' lists (module doc; nothing
+    to wait for on SQLite); ids in ascending order, so two writers never wait for each other
+    in a circle."""
     table_key = zlib.crc32(table.name.encode()) - 2**31
-    await conn.execute(_LOCK_TARGETS, {"table_key": table_key, "targets": sorted(set(targets))})
+    await dialect_of(conn).lock_each(conn, table_key, sorted(set(targets)))

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import ARRAY, Integer, Table, any_, bindparam, func, select
+from sqlalchemy import Table, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.dialect import Dialect
 from contentapi.db.driver import KeptStatements
 from contentapi.db.tables import ContentTables
 from contentapi.entries.relation_store import LinkRows, link_rows_statement
@@ -50,9 +51,9 @@ def fail(path: tuple[str | int, ...], message: str) -> ValidationError:
 class RelationReads:
     """The reads relation writes make, their statements kept per target and link."""
 
-    def __init__(self, tables: ContentTables, *, is_sqlite: bool, kept: KeptStatements) -> None:
+    def __init__(self, tables: ContentTables, *, dialect: Dialect, kept: KeptStatements) -> None:
         self.tables = tables
-        self.is_sqlite = is_sqlite
+        self.dialect = dialect
         #: the reads a relation write makes (targets that exist, the entry's link rows),
         #: built once per target and link and run through ``kept`` — on PostgreSQL straight on
         #: the driver, inside the transaction that holds the entry's row lock
@@ -83,7 +84,7 @@ class RelationReads:
             if not referenced:
                 continue
             target = self.tables.entity(attribute.target)
-            among = target.c.id == any_(bindparam(None, referenced, type_=ARRAY(Integer)))
+            among = self.dialect.among(target.c.id, referenced)
             existing = select(func.array_agg(target.c.id)).where(among).scalar_subquery()
             reads.append((attribute, relation, existing.label(f"targets_{len(reads)}")))
         return reads
@@ -94,11 +95,7 @@ class RelationReads:
         """The rows of ``ids`` that exist in ``target`` (their ids)."""
         statement = self._reads.get(("exists", target.name))
         if statement is None:
-            among = (
-                target.c.id.in_(bindparam("ids", expanding=True))
-                if self.is_sqlite
-                else target.c.id == any_(bindparam("ids", type_=ARRAY(Integer)))
-            )
+            among = self.dialect.among(target.c.id)
             statement = self._reads[("exists", target.name)] = select(target.c.id).where(among)
         return await self.kept.rows(conn, statement, {"ids": list(ids)})
 

@@ -83,7 +83,7 @@ class EntryService:
         self.tables = tables
         self.database = database
         self.locales = locales
-        self.writer = Writer(registry, tables, is_sqlite=database.is_sqlite, kept=database.kept)
+        self.writer = Writer(registry, tables, dialect=database.dialect, kept=database.kept)
         self.compiler = Compiler(registry, tables, database.dialect)
         self.populator = Populator(registry, tables, self.compiler, locales[0], database.kept)
         #: built page and count statements by query (``_page_statements``)

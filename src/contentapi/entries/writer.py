@@ -16,9 +16,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Column, and_, select, text
+from sqlalchemy import Column, and_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.dialect import Dialect
 from contentapi.db.driver import KeptStatements
 from contentapi.db.tables import ContentTables
 from contentapi.entries.media_store import delete_media_of, store_media
@@ -49,19 +50,17 @@ class Writer:
         registry: Registry,
         tables: ContentTables,
         *,
-        is_sqlite: bool,
+        dialect: Dialect,
         kept: KeptStatements,
     ) -> None:
         self.registry = registry
         self.tables = tables
-        self.is_sqlite = is_sqlite
-        self.reads = RelationReads(tables, is_sqlite=is_sqlite, kept=kept)
+        self.dialect = dialect
+        self.reads = RelationReads(tables, dialect=dialect, kept=kept)
 
     async def lock(self, conn: AsyncConnection, name: str) -> None:
         """Serialise writers of ``name`` until the transaction ends (SQLite writes already are)."""
-        if not self.is_sqlite:
-            key = zlib.crc32(name.encode())
-            await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+        await self.dialect.lock(conn, zlib.crc32(name.encode()))
 
     # ------------------------------------------------------------ rows
 
@@ -103,7 +102,7 @@ class Writer:
         and reads the answer's columns (no ``SELECT … FOR UPDATE`` first, no read after).
         """
         table = self.tables.entity(model.uid)
-        if write.columns and not self.is_sqlite:
+        if write.columns and self.dialect.has_arrays:
             # The targets are read by the UPDATE itself (a subquery per relation, evaluated
             # once the row is found): one round trip fewer, and still none under the lock.
             checks = self.reads.target_reads(model, write)

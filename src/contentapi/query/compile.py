@@ -34,22 +34,20 @@ from sqlalchemy import (
     FromClause,
     and_,
     exists,
-    func,
     not_,
     or_,
     select,
     true,
 )
-from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.base import ReadOnlyColumnCollection
 from sqlalchemy.sql.elements import UnaryExpression
 from sqlalchemy.sql.visitors import InternalTraversal
 
-from contentapi.db.pgtext import text_of
+from contentapi.db.dialect import Dialect
 from contentapi.db.tables import ContentTables
 from contentapi.query.ast import And, Comparison, Filter, Not, Or, SortKey, Through
-from contentapi.query.jsonb import JSON_KINDS, json_condition, json_sortable
+from contentapi.query.jsonb import JSON_KINDS, json_condition
 from contentapi.query.operators import OPERATORS, STRING_KINDS
 from contentapi.schema.model import (
     ComponentAttribute,
@@ -84,10 +82,11 @@ def localizations_link(tables: ContentTables, model: Model) -> RelationLink:
 class Compiler:
     """Compiles filters and sorts of any model of the registry for one SQL dialect."""
 
-    def __init__(self, registry: Registry, tables: ContentTables, dialect: str) -> None:
+    def __init__(self, registry: Registry, tables: ContentTables, dialect: Dialect) -> None:
         self.registry = registry
         self.tables = tables
-        self.dialect = dialect
+        #: what the SQL differs in between the databases (``db/dialect.py``)
+        self.sql = dialect
 
     def model(self, uid: str) -> Model:
         return self.registry.model(uid)
@@ -124,10 +123,10 @@ class Compiler:
             operator = OPERATORS[node.operator]
             column: Any = columns[node.column]
             if node.kind in JSON_KINDS:
-                return json_condition(column, node.operator, node.value, self.dialect)
+                return json_condition(column, node.operator, node.value, self.sql)
             if node.text_of is not None:
-                column = text_of(column, node.text_of, self.dialect)
-            return operator.build(column, node.value, self.dialect)
+                column = self.sql.text_of(column, node.text_of)
+            return operator.build(column, node.value, self.sql)
         if isinstance(node, And):
             return _balanced(and_, [self._where(model, columns, item) for item in node.items])
         if isinstance(node, Or):
@@ -251,25 +250,21 @@ class Compiler:
         for joined, on in joins[1:]:
             from_clause = from_clause.join(joined, on)
         column = self._sortable(target_table.c[key.column], key.kind)
-        if key.kind in JSON_KINDS and self.dialect == "postgresql":
-            # PostgreSQL has no min/max(jsonb): the first value in jsonb's order
-            ordered = column.desc().nulls_last() if key.descending else column.asc().nulls_last()
-            aggregate = func.array_agg(aggregate_order_by(column, ordered))[1]
-        elif key.kind == "boolean" and self.dialect == "postgresql":
-            # PostgreSQL has no min/max(boolean): `bool_and` is the minimum (false < true) and
-            # `bool_or` the maximum (`sort=featured.featured` on categories).
-            aggregate = func.bool_or(column) if key.descending else func.bool_and(column)
+        if key.kind in JSON_KINDS:
+            aggregate = self.sql.json_extreme(column, key.descending)
+        elif key.kind == "boolean":  # `sort=featured.featured` on categories
+            aggregate = self.sql.boolean_extreme(column, key.descending)
         else:
-            aggregate = func.max(column) if key.descending else func.min(column)
+            aggregate = self.sql.extreme(column, key.descending)
         return select(aggregate).select_from(from_clause).where(anchor).scalar_subquery()
 
     def _sortable(self, column: Any, kind: str) -> Any:
         """Strings compare byte-wise on PostgreSQL as on SQLite (inside the aggregate, so the
         minimum of related values is the byte-wise one too)."""
-        if kind in STRING_KINDS and self.dialect == "postgresql":
-            return column.collate("C")
+        if kind in STRING_KINDS:
+            return self.sql.byte_order(column)
         if kind in JSON_KINDS:
-            return json_sortable(column, self.dialect)
+            return self.sql.json_sortable(column)
         return column
 
 

@@ -9,20 +9,20 @@ objects). The case-insensitive operators (``$eqi``, ``$nei``, ``$containsi``, ``
 ``{"a": 1}`` with its spaces. A sort orders by ``jsonb``. The case-sensitive string operators
 compare ``jsonb`` with ``LIKE`` there and answer 500; ``query/parse/filters.py`` refuses them (400).
 
-On SQLite the same comparisons use ``db/jsonb.py``'s functions, so both databases agree.
+On SQLite the same comparisons use ``db/jsonb.py``'s functions, so both databases agree: the
+dialect (``db/dialect.py``) gives the sortable form, the operand and the text of each.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, LargeBinary, String, Text, cast, func, literal
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy import ColumnElement
 
-from contentapi.db.jsonb import SQLITE_JSONB_KEY, SQLITE_JSONB_OUT, json_text, jsonb_key
+from contentapi.db.dialect import Dialect
 from contentapi.query.operators import OPERATORS
 
-__all__ = ["JSON_KINDS", "JSON_OPERATORS", "JSON_TEXT_OPERATORS", "json_condition", "json_sortable"]
+__all__ = ["JSON_KINDS", "JSON_OPERATORS", "JSON_TEXT_OPERATORS", "json_condition"]
 
 JSON_KINDS = frozenset({"json"})
 
@@ -38,38 +38,19 @@ JSON_TEXT_OPERATORS = frozenset(
 _SYMBOLS = {"$eq": "=", "$ne": "<>", "$lt": "<", "$lte": "<=", "$gt": ">", "$gte": ">="}
 
 
-def json_sortable(column: Any, dialect: str) -> Any:
-    """What ORDER BY (and ``MIN``/``MAX`` on SQLite) reads for ``jsonb``'s order."""
-    if dialect == "postgresql":
-        return column
-    return getattr(func, SQLITE_JSONB_KEY)(column, type_=LargeBinary)
-
-
-def _operand(value: Any, dialect: str) -> Any:
-    text = json_text(value)
-    if dialect == "postgresql":
-        return cast(literal(text, Text), JSONB)
-    return literal(jsonb_key(text), LargeBinary)
-
-
-def json_condition(column: Any, operator: str, value: Any, dialect: str) -> ColumnElement[bool]:
+def json_condition(column: Any, operator: str, value: Any, dialect: Dialect) -> ColumnElement[bool]:
     """``column`` (a JSON column) against ``value`` as parsed by ``query/parse/``."""
     if operator in JSON_TEXT_OPERATORS:
-        text = (
-            cast(column, String)
-            if dialect == "postgresql"
-            else getattr(func, SQLITE_JSONB_OUT)(column, type_=Text)
-        )
-        return OPERATORS[operator].build(text, value, dialect)
+        return OPERATORS[operator].build(dialect.json_text(column), value, dialect)
     if operator not in JSON_OPERATORS:  # $null, $notNull
         return OPERATORS[operator].build(column, value, dialect)
     if value is None:  # `$eq: null` (GraphQL): IS NULL, as on every attribute
         return column.is_(None) if operator == "$eq" else column.is_not(None)
-    left = json_sortable(column, dialect)
+    left = dialect.json_sortable(column)
     if operator in ("$in", "$notIn"):
-        operands = [_operand(item, dialect) for item in value]
+        operands = [dialect.json_value(item) for item in value]
         return left.in_(operands) if operator == "$in" else left.not_in(operands)
     if operator == "$between":
-        low, high = (_operand(item, dialect) for item in value)
+        low, high = (dialect.json_value(item) for item in value)
         return left.op(">=", is_comparison=True)(low) & left.op("<=", is_comparison=True)(high)
-    return left.op(_SYMBOLS[operator], is_comparison=True)(_operand(value, dialect))
+    return left.op(_SYMBOLS[operator], is_comparison=True)(dialect.json_value(value))

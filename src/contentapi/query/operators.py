@@ -5,8 +5,8 @@ is built from position and substring functions, not ``LIKE``: the value is match
 (``%`` and ``_`` are ordinary characters: docs/differences-from-strapi.md), case-sensitively
 unless the operator ends in ``i``, and identically on SQLite and PostgreSQL (SQLite's ``LIKE``
 ignores case).
-The only dialect difference — the name of the "position of substring" function — is in
-``_position``.
+The dialect differences — the name of the "position of substring" function and how SQLite
+folds case — are ``Dialect.position`` and ``Dialect.lower`` (``db/dialect.py``).
 """
 
 from __future__ import annotations
@@ -18,12 +18,13 @@ from typing import Any, Literal
 from sqlalchemy import Boolean, ColumnElement, and_, func, literal, not_
 from sqlalchemy.sql.elements import ColumnElement as Column
 
-from contentapi.db.engine import SQLITE_LOWER, pg_lower
+from contentapi.db.dialect import Dialect
+from contentapi.db.pgtext import pg_lower
 
 __all__ = ["LOGICAL", "OPERATORS", "STRING_KINDS", "Operator"]
 
 Shape = Literal["scalar", "list", "pair", "boolean"]
-Builder = Callable[[Column[Any], Any, str], ColumnElement[bool]]
+Builder = Callable[[Column[Any], Any, Dialect], ColumnElement[bool]]
 
 STRING_KINDS = frozenset({"string", "text", "richtext", "email", "uid", "enumeration"})
 LOGICAL = frozenset({"$and", "$or", "$not"})
@@ -39,38 +40,24 @@ class Operator:
     strings_only: bool = False
 
 
-def _position(column: Column[Any], value: str, dialect: str) -> ColumnElement[Any]:
-    if dialect == "postgresql":
-        return func.strpos(column, value)
-    return func.instr(column, value)
-
-
-def _lower(column: Column[Any], dialect: str) -> ColumnElement[Any]:
-    """PostgreSQL's ``lower()``; on SQLite the same folding, registered by ``db.engine``
-    (SQLite's ``lower()`` leaves ``É`` alone: `$containsi=é` must find `Éditions`)."""
-    if dialect == "postgresql":
-        return func.lower(column)
-    return getattr(func, SQLITE_LOWER)(column)
-
-
 def _fold(
-    column: Column[Any], value: str, insensitive: bool, dialect: str
+    column: Column[Any], value: str, insensitive: bool, dialect: Dialect
 ) -> tuple[Column[Any], str]:
     if not insensitive:
         return column, value
-    return _lower(column, dialect), pg_lower(value) or ""
+    return dialect.lower(column), pg_lower(value) or ""
 
 
 def _contains(insensitive: bool) -> Builder:
-    def build(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+    def build(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
         folded, text = _fold(column, str(value), insensitive, dialect)
-        return _position(folded, text, dialect) > 0
+        return dialect.position(folded, text) > 0
 
     return build
 
 
 def _starts(insensitive: bool) -> Builder:
-    def build(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+    def build(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
         folded, text = _fold(column, str(value), insensitive, dialect)
         return func.substr(folded, 1, len(text)) == text
 
@@ -78,7 +65,7 @@ def _starts(insensitive: bool) -> Builder:
 
 
 def _ends(insensitive: bool) -> Builder:
-    def build(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+    def build(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
         folded, text = _fold(column, str(value), insensitive, dialect)
         if not text:
             return folded.is_not(None)
@@ -88,13 +75,13 @@ def _ends(insensitive: bool) -> Builder:
 
 
 def _negate(builder: Builder) -> Builder:
-    def build(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+    def build(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
         return not_(builder(column, value, dialect))
 
     return build
 
 
-def _eq(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+def _eq(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
     if value is None:
         return column.is_(None)
     if isinstance(value, list):  # Strapi: `$eq` with an array means `$in`
@@ -102,7 +89,7 @@ def _eq(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
     return column == value
 
 
-def _ne(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+def _ne(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
     if value is None:
         return column.is_not(None)
     if isinstance(value, list):
@@ -110,18 +97,18 @@ def _ne(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
     return column != value
 
 
-def _eqi(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+def _eqi(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
     if value is None:
         return column.is_(None)
     folded, text = _fold(column, str(value), True, dialect)
     return folded == text
 
 
-def _null(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+def _null(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
     return column.is_(None) if value else column.is_not(None)
 
 
-def _not_null(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+def _not_null(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
     return column.is_not(None) if value else column.is_(None)
 
 
@@ -132,7 +119,7 @@ def _bound(value: Any) -> Any:
     return literal(value, Boolean()) if isinstance(value, bool) else value
 
 
-def _between(column: Column[Any], value: Any, dialect: str) -> ColumnElement[bool]:
+def _between(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
     low, high = value
     return and_(column >= _bound(low), column <= _bound(high))
 

@@ -15,9 +15,10 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.dialect import dialect_of
 from contentapi.db.system import core_store
 from contentapi.db.tables import ContentTables
 from contentapi.schema.builtin import FOLDER_UID
@@ -46,8 +47,7 @@ async def _stored_folder_id(conn: AsyncConnection) -> tuple[bool, int | None]:
 async def api_upload_folder(conn: AsyncConnection, tables: ContentTables) -> tuple[int, str]:
     """The API uploads folder's id and path, created (and remembered) as Strapi does."""
     folders = tables.entity(FOLDER_UID)
-    if conn.dialect.name == "postgresql":
-        await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEY})
+    await dialect_of(conn).lock(conn, _LOCK_KEY)
     stored, folder_id = await _stored_folder_id(conn)
     if folder_id is not None:
         row = (

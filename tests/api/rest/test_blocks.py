@@ -113,7 +113,7 @@ async def test_blocks_column_is_json(blog):
         columns = await conn.run_sync(
             lambda sync: {c["name"]: c["type"] for c in inspect(sync).get_columns("posts")}
         )
-    expected = "JSON" if blog.runtime.database.is_sqlite else "JSONB"
+    expected = "JSON" if blog.runtime.database.dialect.name == "sqlite" else "JSONB"
     assert str(columns["body"]).upper() == expected
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy.dialects import postgresql, sqlite
 
+from contentapi.db.dialect import dialect_named
 from contentapi.db.tables import ContentTables, build_tables
 from contentapi.query.compile import Compiler
 from contentapi.query.populate import Populator
@@ -79,7 +80,7 @@ def populator(dialect: str = "postgresql", kept: FakeKept | None = None) -> Popu
     """A populator of the repository's models for ``dialect``, its statements answered by
     ``kept``."""
     registry, tables = schema()
-    compiler = Compiler(registry, tables, dialect)
+    compiler = Compiler(registry, tables, dialect_named(dialect))
     answers: Any = kept or FakeKept()
     return Populator(registry, tables, compiler, "en", answers)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.dialects import postgresql, sqlite
 
+from contentapi.db.dialect import dialect_named
 from contentapi.db.tables import build_tables
 from contentapi.query.compile import Compiler
 from contentapi.query.parse import QueryLimits, QueryParser
@@ -28,7 +29,7 @@ def compile_filter():
     def sql(query: str, dialect: str = "postgresql") -> str:
         article = registry.content_types["api::article.article"]
         node = parser.filters(article, parse_query(query)["filters"])
-        compiler = Compiler(registry, tables, dialect)
+        compiler = Compiler(registry, tables, dialect_named(dialect))
         where = compiler.where(article, tables.entity(article.uid), node)
         chosen = postgresql.dialect() if dialect == "postgresql" else sqlite.dialect()
         return str(where.compile(dialect=chosen))

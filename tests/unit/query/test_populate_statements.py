@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Integer, String, column, table
 
+from contentapi.db.dialect import dialect_named
 from contentapi.query.ast import (
     Comparison,
     ComponentPopulate,
@@ -18,7 +19,6 @@ from contentapi.query.ast import (
     SortKey,
 )
 from contentapi.query.populate.batched import APART
-from contentapi.query.populate.per_dialect import among, one_of, reads_levels_as_json
 from contentapi.schema.model import ContentType
 from tests.unit.query.populate_fakes import ARTICLE, AUTHOR, parameters, populator, schema, sql
 
@@ -33,38 +33,40 @@ def article() -> ContentType:
     return registry.content_types[ARTICLE]
 
 
-# ------------------------------------------------------------------ per_dialect
+# ------------------------------------------------------------------ the dialect's id lists
 
 
 def test_ids_bound_later_are_one_array_on_postgresql_and_expanding_on_sqlite() -> None:
-    assert sql(THINGS.select().where(among("postgresql", THINGS.c.id))).endswith(
+    assert sql(THINGS.select().where(dialect_named("postgresql").among(THINGS.c.id))).endswith(
         "WHERE things.id = ANY (%(ids)s::INTEGER[])"
     )
-    assert sql(THINGS.select().where(among("sqlite", THINGS.c.id)), "sqlite").endswith(
-        "WHERE things.id IN (__[POSTCOMPILE_ids])"
-    )
+    assert sql(
+        THINGS.select().where(dialect_named("sqlite").among(THINGS.c.id)), "sqlite"
+    ).endswith("WHERE things.id IN (__[POSTCOMPILE_ids])")
 
 
 def test_ids_given_now_are_bound_as_one_array_on_postgresql() -> None:
-    statement = THINGS.select().where(among("postgresql", THINGS.c.id, (3, 1, 2)))
+    statement = THINGS.select().where(dialect_named("postgresql").among(THINGS.c.id, (3, 1, 2)))
     assert "things.id = ANY (%(param_1)s::INTEGER[])" in sql(statement)
     assert parameters(statement) == {"param_1": [3, 1, 2]}
-    on_sqlite = THINGS.select().where(among("sqlite", THINGS.c.id, [3, 1]))
+    on_sqlite = THINGS.select().where(dialect_named("sqlite").among(THINGS.c.id, [3, 1]))
     assert parameters(on_sqlite, "sqlite") == {"id_1": [3, 1]}
 
 
 def test_a_fixed_list_of_values_is_one_array_on_postgresql() -> None:
-    statement = THINGS.select().where(one_of("postgresql", THINGS.c.field, ("seo", "blocks")))
+    statement = THINGS.select().where(
+        dialect_named("postgresql").among(THINGS.c.field, ("seo", "blocks"))
+    )
     assert "things.field = ANY (%(param_1)s::VARCHAR[])" in sql(statement)
     assert parameters(statement) == {"param_1": ["seo", "blocks"]}
     assert "things.field IN (__[POSTCOMPILE_field_1])" in sql(
-        THINGS.select().where(one_of("sqlite", THINGS.c.field, ["seo"])), "sqlite"
+        THINGS.select().where(dialect_named("sqlite").among(THINGS.c.field, ["seo"])), "sqlite"
     )
 
 
 def test_only_postgresql_reads_a_level_as_json_rows() -> None:
-    assert reads_levels_as_json("postgresql")
-    assert not reads_levels_as_json("sqlite")
+    assert dialect_named("postgresql").json_rows
+    assert not dialect_named("sqlite").json_rows
 
 
 # ------------------------------------------------------------------ one relation

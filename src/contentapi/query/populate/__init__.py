@@ -10,7 +10,7 @@ Results are attached to the entry dicts in place, keyed by attribute name.
 The modules, one concept each: ``level`` (the loop over a level's attributes), ``columns``
 (what rows select and become), ``relations``, ``counts``, ``media``, ``components`` with
 ``component_specs``, ``batched`` (PostgreSQL's one statement per level as JSON rows),
-``per_dialect`` (every database difference) and ``base`` (shared state and built statements).
+and ``base`` (shared state and built statements).
 """
 
 from __future__ import annotations

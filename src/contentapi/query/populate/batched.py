@@ -2,7 +2,7 @@
 rows, components as their join rows with ``to_jsonb``, and reading those JSON values back.
 
 SQLite reads one statement per relation (``relations.py``) and per component type
-(``components.py``); ``per_dialect.reads_levels_as_json`` says which path a level takes.
+(``components.py``); the dialect's ``json_rows`` (``db/dialect.py``) says which path a level takes.
 Dates, times, floats and decimals come back from JSON as text or JSON numbers; the readers
 made by ``json_readers`` turn them into what the column would have given.
 """
@@ -40,7 +40,6 @@ from contentapi.query.parse import LOCALIZATIONS
 from contentapi.query.populate.base import PopulatorBase
 from contentapi.query.populate.columns import PARENT, ROW, Entry
 from contentapi.query.populate.component_specs import wanted, zone_choices
-from contentapi.query.populate.per_dialect import among, one_of, reads_levels_as_json
 from contentapi.query.populate.relations import RelationReader
 from contentapi.schema.model import ComponentAttribute, ContentType, DynamicZoneAttribute, Model
 
@@ -111,7 +110,7 @@ class RelationsBatch(RelationReader):
         relation pagination does) and the related row as ``jsonb_build_object``. Not for
         counts, localizations or a target of more than 45 columns (a function takes at most
         100 arguments). ``None``: one statement per relation."""
-        if not reads_levels_as_json(self.compiler.dialect) or len(nodes) < 2:
+        if not self.compiler.sql.json_rows or len(nodes) < 2:
             return None
         for name, node in nodes.items():
             if node.count or attribute_of(name) == LOCALIZATIONS:
@@ -240,7 +239,7 @@ class ComponentsBatch(PopulatorBase):
         hold, each a primary-key subquery). ``populate=*`` on a book with a component, a
         repeatable one and a two-type dynamic zone: one statement instead of five. ``None``
         otherwise."""
-        if not reads_levels_as_json(self.compiler.dialect):
+        if not self.compiler.sql.json_rows:
             return None
         for node in nodes.values():
             specs = [node] if isinstance(node, ComponentPopulate) else (node.on or {}).values()
@@ -272,11 +271,11 @@ class ComponentsBatch(PopulatorBase):
             )
             cases.append((join.c.component_type == uid, row))
         values = case(*cases, else_=None) if cases else null()
-        dialect = self.compiler.dialect
+        sql = self.compiler.sql
         statement = (
             select(join.c.entity_id, join.c.field, join.c.component_type, join.c.component_id)
             .add_columns(values)
-            .where(among(dialect, join.c.entity_id), one_of(dialect, join.c.field, fields))
+            .where(sql.among(join.c.entity_id), sql.among(join.c.field, fields))
             .order_by(join.c.order, join.c.id)
         )
         return self._keep(key, statement)

@@ -21,7 +21,6 @@ from contentapi.query.ast import ComponentPopulate, DynamicZonePopulate, attribu
 from contentapi.query.populate.batched import ComponentsBatch
 from contentapi.query.populate.columns import Entry, select_columns, to_entry
 from contentapi.query.populate.component_specs import own_batch, wanted, zone_spec
-from contentapi.query.populate.per_dialect import among, one_of
 from contentapi.schema.model import ComponentAttribute, Model
 
 __all__ = ["ComponentReader"]
@@ -64,15 +63,13 @@ class ComponentReader(ComponentsBatch):
             joined = self._statements.get(join_key)
             if joined is None:  # built once per model and fields; the ids are bound
                 join = self.tables.component_joins[model.uid]
-                dialect = self.compiler.dialect
+                sql = self.compiler.sql
                 joined = self._keep(
                     join_key,
                     select(
                         join.c.entity_id, join.c.field, join.c.component_type, join.c.component_id
                     )
-                    .where(
-                        among(dialect, join.c.entity_id), one_of(dialect, join.c.field, list(keys))
-                    )
+                    .where(sql.among(join.c.entity_id), sql.among(join.c.field, list(keys)))
                     .order_by(join.c.order, join.c.id),
                 )
             for entity_id, field, uid, component_id in await self.kept.rows(
@@ -105,7 +102,7 @@ class ComponentReader(ComponentsBatch):
                 if statement is None:  # built once per component; the ids are bound
                     statement = self._keep(
                         ("component", uid),
-                        select(table).where(among(self.compiler.dialect, table.c.id)),
+                        select(table).where(self.compiler.sql.among(table.c.id)),
                     )
                 found = await self.kept.mappings(conn, statement, {"ids": sorted(component_ids)})
             else:
@@ -171,7 +168,7 @@ class ComponentReader(ComponentsBatch):
             select(table)
             .select_from(join.join(table, table.c.id == join.c.component_id))
             .where(
-                among(self.compiler.dialect, join.c.entity_id, ids),
+                self.compiler.sql.among(join.c.entity_id, ids),
                 join.c.field == attribute_of(name),
                 join.c.component_type == uid,
                 self.compiler.where(component, table, spec.filters),

@@ -17,7 +17,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from contentapi.query.ast import MediaPopulate, MorphPopulate, attribute_of
 from contentapi.query.populate.base import PopulatorBase
 from contentapi.query.populate.columns import PARENT, Entry, select_columns, to_entry
-from contentapi.query.populate.per_dialect import among, one_of
 from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import ContentType, MediaAttribute, Model
 
@@ -43,7 +42,7 @@ class MediaReader(PopulatorBase):
         files, morphs = self.tables.files, self.tables.file_morphs
         assert files is not None and morphs is not None
         file_model = self.registry.content_types[FILE_UID]
-        dialect = self.compiler.dialect
+        sql = self.compiler.sql
         grouped: dict[tuple[int, str], list[Entry]] = defaultdict(list)
         # attribute → (populate key, columns) of each reading of it in the shared statement
         shared: dict[str, list[tuple[str, list[tuple[str, str]]]]] = defaultdict(list)
@@ -57,7 +56,7 @@ class MediaReader(PopulatorBase):
                 .select_from(morphs.join(files, files.c.id == morphs.c.file_id))
                 .where(
                     morphs.c.related_type == model.uid,
-                    among(dialect, morphs.c.related_id, ids),
+                    sql.among(morphs.c.related_id, ids),
                     morphs.c.field == attribute_of(name),
                     self.compiler.where(file_model, files, node.filters),
                 )
@@ -83,8 +82,8 @@ class MediaReader(PopulatorBase):
                     .where(
                         and_(
                             morphs.c.related_type == model.uid,
-                            among(dialect, morphs.c.related_id),
-                            one_of(dialect, morphs.c.field, fields),
+                            sql.among(morphs.c.related_id),
+                            sql.among(morphs.c.field, fields),
                         )
                     )
                     .order_by(morphs.c.order, morphs.c.id),
@@ -122,12 +121,12 @@ class MediaReader(PopulatorBase):
         related model (entries of draft & publish types in the publication state asked)."""
         morphs = self.tables.file_morphs
         assert morphs is not None
-        dialect = self.compiler.dialect
+        sql = self.compiler.sql
         links = (
             await conn.execute(
                 select(morphs.c.file_id, morphs.c.related_type, morphs.c.related_id)
                 .where(
-                    among(dialect, morphs.c.file_id, ids),
+                    sql.among(morphs.c.file_id, ids),
                     morphs.c.related_type.in_(list(node.on)),
                 )
                 .order_by(morphs.c.file_id, morphs.c.id)
@@ -147,7 +146,7 @@ class MediaReader(PopulatorBase):
             table = self.tables.entity(uid)
             columns = select_columns(model, spec.fields)
             statement = select(*(table.c[c] for c, _ in columns)).where(
-                among(dialect, table.c.id, sorted(related_ids))
+                sql.among(table.c.id, sorted(related_ids))
             )
             if isinstance(model, ContentType):
                 statement = statement.where(

@@ -22,7 +22,6 @@ from contentapi.query.compile import localizations_link
 from contentapi.query.parse import LOCALIZATIONS
 from contentapi.query.populate.base import PopulatorBase
 from contentapi.query.populate.columns import PARENT, ROW, Entry, select_columns
-from contentapi.query.populate.per_dialect import among
 from contentapi.schema.model import ContentType, Model, RelationAttribute
 
 __all__ = ["RelationParts", "RelationReader"]
@@ -77,7 +76,7 @@ class RelationReader(PopulatorBase):
                 order.append(link_table.c[link.order_column])
             order += [link_table.c.id]
         conditions = [
-            among(self.compiler.dialect, parent),
+            self.compiler.sql.among(parent),
             self.compiler.visible(target, target_table, publication_state, "all", None),
             self.compiler.where(target, target_table, node.filters),
         ]

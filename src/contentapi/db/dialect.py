@@ -1,0 +1,371 @@
+"""What differs between SQLite and PostgreSQL, in one place: ``Dialect``, chosen once per engine.
+
+Strapi's reference answers on PostgreSQL; SQLite is made to answer the same, mostly through
+Python functions registered on each of its connections (``db/pgtext.py``, ``db/jsonb.py``).
+Every other module asks its ``Dialect`` for the SQL or the behaviour it needs — a position
+function, case folding, a list of ids, an upsert, a lock — or for a capability named by what it
+allows (``has_arrays``, ``json_rows``, ``notifies``), never which database it is talking to.
+So a difference is written once, beside its twin, and the statement texts stay what they were
+(tests count them; the kept statements are cached by them).
+
+``Database.dialect`` holds the engine's; ``dialect_of`` finds it for code that only has a
+connection (a lock taken inside someone else's transaction).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    ARRAY,
+    Connection,
+    LargeBinary,
+    String,
+    Table,
+    Text,
+    any_,
+    bindparam,
+    cast,
+    event,
+    func,
+    literal,
+    text,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import URL, Engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import NullPool
+
+from contentapi.db.jsonb import SQLITE_JSONB_KEY, SQLITE_JSONB_OUT, json_text, jsonb_key, jsonb_out
+from contentapi.db.pgtext import SQLITE_LOWER, SQLITE_PG_TEXT, pg_lower, pg_text
+
+__all__ = ["Dialect", "PostgreSQL", "SQLite", "dialect_named", "dialect_of"]
+
+Column = Any  # a column or any SQL expression standing for one
+
+#: One lock per (link table, target): the two-key form, apart from the one-key locks.
+_LOCK_TARGETS = text(
+    "SELECT pg_advisory_xact_lock(:table_key, target) "
+    "FROM unnest(CAST(:targets AS integer[])) AS target"
+)
+_LOCK = text("SELECT pg_advisory_xact_lock(:key)")
+
+
+class Dialect(ABC):
+    """The SQL and behaviour one database needs; ``SQLite`` and ``PostgreSQL`` below."""
+
+    #: SQLAlchemy's backend name (``sqlite``, ``postgresql``)
+    name: ClassVar[str]
+    #: the database is a file on this machine, not a server to connect to (``db/probe.py``)
+    local_file: ClassVar[bool]
+    #: array values and aggregates (``array_agg``, ``= ANY``): an update's relation targets are
+    #: read by the ``UPDATE … RETURNING`` that takes the entry's row lock (``entries/writer.py``)
+    has_arrays: ClassVar[bool]
+    #: rows of several tables read in one statement as ``jsonb`` (the populated relations and
+    #: components of a level, ``query/populate.py``); otherwise one statement per table
+    json_rows: ClassVar[bool]
+    #: triggers send ``NOTIFY`` and a listener hears other processes' writes (``db/notify.py``)
+    notifies: ClassVar[bool]
+    #: reads run in autocommit (no ``BEGIN``/``COMMIT`` round trips, ``Database.read``)
+    reads_in_autocommit: ClassVar[bool]
+
+    # ------------------------------------------------------------ engine
+
+    @abstractmethod
+    def engine_options(
+        self, url: URL, *, busy_timeout: float, statement_timeout: float
+    ) -> dict[str, Any]:
+        """``create_async_engine``'s options for this database (pool, connect arguments)."""
+
+    @abstractmethod
+    def install(self, engine: Engine, *, busy_timeout: float) -> None:
+        """Set up each new connection of ``engine`` (and how it begins transactions)."""
+
+    @abstractmethod
+    async def for_writing(self, conn: AsyncConnection) -> AsyncConnection:
+        """``conn``, ready to begin a write transaction."""
+
+    @abstractmethod
+    def side_engine(self, engine: AsyncEngine) -> AsyncEngine:
+        """An engine for best-effort writes beside the requests (``auth/token_usage.py``);
+        ``engine`` itself where sharing its pool costs nothing."""
+
+    # ------------------------------------------------------------ locks and upserts
+
+    @abstractmethod
+    async def lock(self, conn: AsyncConnection, key: int) -> None:
+        """Serialise the transactions that take ``key`` until each ends."""
+
+    @abstractmethod
+    async def lock_each(
+        self, conn: AsyncConnection, table_key: int, targets: Sequence[int]
+    ) -> None:
+        """``lock`` per ``(table_key, target)``; ``targets`` sorted and distinct, so two
+        transactions never wait for each other in a circle."""
+
+    @abstractmethod
+    def lock_schema(self, connection: Connection, key: int) -> None:
+        """At the start of the start-up sync's transaction: one sync at a time, and no
+        statement timeout (``db/sync.py``)."""
+
+    @abstractmethod
+    def insert(self, table: Table) -> Any:
+        """``INSERT`` with ``on_conflict_do_update`` (an upsert)."""
+
+    # ------------------------------------------------------------ expressions
+
+    @abstractmethod
+    def position(self, column: Column, value: str) -> Column:
+        """The 1-based position of ``value`` in ``column`` (0: absent)."""
+
+    @abstractmethod
+    def lower(self, column: Column) -> Column:
+        """``column`` folded as PostgreSQL's ``lower()`` (``pg_lower`` folds the values)."""
+
+    @abstractmethod
+    def byte_order(self, column: Column) -> Column:
+        """A string column compared byte-wise (sorts, and the ``MIN``/``MAX`` of them)."""
+
+    @abstractmethod
+    def text_of(self, column: Column, kind: str) -> Column:
+        """A column of attribute type ``kind`` as PostgreSQL's text of it (``db/pgtext.py``)."""
+
+    @abstractmethod
+    def json_sortable(self, column: Column) -> Column:
+        """What compares (and sorts) a JSON column in ``jsonb``'s order (``db/jsonb.py``)."""
+
+    @abstractmethod
+    def json_value(self, value: Any) -> Column:
+        """``JSON.stringify(value)`` as an operand of ``json_sortable``."""
+
+    @abstractmethod
+    def json_text(self, column: Column) -> Column:
+        """A JSON column as ``jsonb``'s text (``{"a": 1}``, with its spaces)."""
+
+    def extreme(self, column: Column, descending: bool) -> Column:
+        """The ``MAX`` (``descending``) or ``MIN`` of ``column``."""
+        return func.max(column) if descending else func.min(column)
+
+    def json_extreme(self, column: Column, descending: bool) -> Column:
+        """``extreme`` of a ``json_sortable`` column."""
+        return self.extreme(column, descending)
+
+    def boolean_extreme(self, column: Column, descending: bool) -> Column:
+        """``extreme`` of a boolean column (false < true)."""
+        return self.extreme(column, descending)
+
+    @abstractmethod
+    def among(self, column: Column, values: Sequence[Any] | None = None) -> Column:
+        """``column IN values``; without ``values`` a parameter named ``ids``, bound when the
+        statement runs."""
+
+
+class SQLite(Dialect):
+    """A local file: writers take turns (``BEGIN IMMEDIATE``), so locks are no-ops; what
+    PostgreSQL prints and orders is computed by functions registered on each connection."""
+
+    name = "sqlite"
+    local_file = True
+    has_arrays = False
+    json_rows = False
+    notifies = False
+    reads_in_autocommit = False
+
+    def engine_options(
+        self, url: URL, *, busy_timeout: float, statement_timeout: float
+    ) -> dict[str, Any]:
+        database = url.database
+        if database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        return {"connect_args": {"timeout": busy_timeout}}
+
+    def install(self, engine: Engine, *, busy_timeout: float) -> None:
+        busy_ms = int(busy_timeout * 1000)
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_connect(dbapi_connection: Any, record: Any) -> None:
+            # Let SQLAlchemy, not the driver, emit BEGIN (so it can be BEGIN IMMEDIATE).
+            dbapi_connection.isolation_level = None
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
+            cursor.close()
+            dbapi_connection.create_function(SQLITE_LOWER, 1, pg_lower, deterministic=True)
+            # PostgreSQL's jsonb order and text for JSON filters and sorts (db/jsonb.py)
+            dbapi_connection.create_function(SQLITE_JSONB_KEY, 1, jsonb_key, deterministic=True)
+            dbapi_connection.create_function(SQLITE_JSONB_OUT, 1, jsonb_out, deterministic=True)
+            # PostgreSQL's text of numbers, dates and times for the text operators (db/pgtext.py)
+            dbapi_connection.create_function(SQLITE_PG_TEXT, 2, pg_text, deterministic=True)
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(conn: Any) -> None:
+            mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
+            conn.exec_driver_sql(f"BEGIN {mode}")
+
+    async def for_writing(self, conn: AsyncConnection) -> AsyncConnection:
+        # two concurrent writers queue on the busy timeout instead of failing when one
+        # upgrades its read lock
+        return await conn.execution_options(sqlite_begin="IMMEDIATE")
+
+    def side_engine(self, engine: AsyncEngine) -> AsyncEngine:
+        return engine  # connections to a local file: nothing to spare
+
+    async def lock(self, conn: AsyncConnection, key: int) -> None:
+        return None  # writers already run one at a time (BEGIN IMMEDIATE)
+
+    async def lock_each(
+        self, conn: AsyncConnection, table_key: int, targets: Sequence[int]
+    ) -> None:
+        return None
+
+    def lock_schema(self, connection: Connection, key: int) -> None:
+        return None
+
+    def insert(self, table: Table) -> Any:
+        return sqlite.insert(table)
+
+    def position(self, column: Column, value: str) -> Column:
+        return func.instr(column, value)
+
+    def lower(self, column: Column) -> Column:
+        # SQLite's lower() folds ASCII only: `$containsi=é` must find `Éditions`
+        return getattr(func, SQLITE_LOWER)(column)
+
+    def byte_order(self, column: Column) -> Column:
+        return column  # SQLite's BINARY collation
+
+    def text_of(self, column: Column, kind: str) -> Column:
+        if kind in ("integer", "biginteger", "date"):
+            return cast(column, String)  # SQLite prints integers and stores dates as PostgreSQL
+        return getattr(func, SQLITE_PG_TEXT)(literal(kind), column, type_=String)
+
+    def json_sortable(self, column: Column) -> Column:
+        return getattr(func, SQLITE_JSONB_KEY)(column, type_=LargeBinary)
+
+    def json_value(self, value: Any) -> Column:
+        return literal(jsonb_key(json_text(value)), LargeBinary)
+
+    def json_text(self, column: Column) -> Column:
+        return getattr(func, SQLITE_JSONB_OUT)(column, type_=Text)
+
+    def among(self, column: Column, values: Sequence[Any] | None = None) -> Column:
+        if values is None:
+            return column.in_(bindparam("ids", expanding=True))
+        return column.in_(list(values))
+
+
+class PostgreSQL(Dialect):
+    """Strapi's own database: its types, functions and locks as they are."""
+
+    name = "postgresql"
+    local_file = False
+    has_arrays = True
+    json_rows = True
+    notifies = True
+    reads_in_autocommit = True
+
+    def engine_options(
+        self, url: URL, *, busy_timeout: float, statement_timeout: float
+    ) -> dict[str, Any]:
+        # Up to 20 connections, each kept once opened. Not 10 plus 10 "overflow": SQLAlchemy
+        # closes an overflow connection as soon as it is returned, so a worker with more
+        # than 10 requests in flight (the accept split between workers is uneven: 11 of 16
+        # benchmark connections on one worker) opened and closed a connection per request
+        # — a new backend, statements prepared and planned on cold caches: 160 new sessions
+        # in 10 s and the deep filter's p99 at 190-300 ms (docs/benchmarks.md).
+        # No pre-ping: it costs a round trip per checkout. A connection the server dropped
+        # fails its statement once; SQLAlchemy then invalidates the whole pool, and
+        # connections older than the recycle age are replaced before use.
+        options: dict[str, Any] = {"pool_size": 20, "max_overflow": 0, "pool_recycle": 1800}
+        if statement_timeout > 0:
+            # Set when each connection opens, so it holds for every statement on it —
+            # SQLAlchemy's and the kept statements run on asyncpg directly (driver.py).
+            # A statement cancelled by it (SQLSTATE 57014) answers 503 (db/outage.py).
+            milliseconds = str(max(1, round(statement_timeout * 1000)))
+            options["connect_args"] = {"server_settings": {"statement_timeout": milliseconds}}
+        return options
+
+    def install(self, engine: Engine, *, busy_timeout: float) -> None:
+        return None
+
+    async def for_writing(self, conn: AsyncConnection) -> AsyncConnection:
+        return conn
+
+    def side_engine(self, engine: AsyncEngine) -> AsyncEngine:
+        # Opened per use: taken from the request pool, a side write would grow the pool, and
+        # requests would then alternate between connections whose prepared statements differ.
+        return create_async_engine(engine.url, poolclass=NullPool)
+
+    async def lock(self, conn: AsyncConnection, key: int) -> None:
+        await conn.execute(_LOCK, {"key": key})
+
+    async def lock_each(
+        self, conn: AsyncConnection, table_key: int, targets: Sequence[int]
+    ) -> None:
+        await conn.execute(_LOCK_TARGETS, {"table_key": table_key, "targets": list(targets)})
+
+    def lock_schema(self, connection: Connection, key: int) -> None:
+        # Migrations and index builds on a large table (and waiting for another process's)
+        # may rightly take long: the statement timeout is for requests
+        # (CONTENTAPI_STATEMENT_TIMEOUT), not for this transaction.
+        connection.execute(text("SET LOCAL statement_timeout = 0"))
+        connection.execute(_LOCK, {"key": key})
+
+    def insert(self, table: Table) -> Any:
+        return postgresql.insert(table)
+
+    def position(self, column: Column, value: str) -> Column:
+        return func.strpos(column, value)
+
+    def lower(self, column: Column) -> Column:
+        return func.lower(column)
+
+    def byte_order(self, column: Column) -> Column:
+        return column.collate("C")
+
+    def text_of(self, column: Column, kind: str) -> Column:
+        return cast(column, String)
+
+    def json_sortable(self, column: Column) -> Column:
+        return column
+
+    def json_value(self, value: Any) -> Column:
+        return cast(literal(json_text(value), Text), postgresql.JSONB)
+
+    def json_text(self, column: Column) -> Column:
+        return cast(column, String)
+
+    def json_extreme(self, column: Column, descending: bool) -> Column:
+        # no min/max(jsonb): the first value in jsonb's order
+        ordered = column.desc().nulls_last() if descending else column.asc().nulls_last()
+        return func.array_agg(postgresql.aggregate_order_by(column, ordered))[1]
+
+    def boolean_extreme(self, column: Column, descending: bool) -> Column:
+        # no min/max(boolean): `bool_and` is the minimum (false < true), `bool_or` the maximum
+        return func.bool_or(column) if descending else func.bool_and(column)
+
+    def among(self, column: Column, values: Sequence[Any] | None = None) -> Column:
+        # `= ANY($1::INTEGER[])`: one statement text whatever the number of values, so
+        # asyncpg's prepared statement is reused, SQLAlchemy renders no expanding parameter
+        # per call, and the statement can run straight on the driver (``db/driver.py``)
+        if values is None:
+            return column == any_(bindparam("ids", type_=ARRAY(column.type)))
+        return column == any_(bindparam(None, list(values), type_=ARRAY(column.type)))
+
+
+_DIALECTS: dict[str, Dialect] = {dialect.name: dialect for dialect in (SQLite(), PostgreSQL())}
+
+
+def dialect_named(name: str) -> Dialect:
+    """The dialect of SQLAlchemy's backend ``name`` (``KeyError`` for another database)."""
+    return _DIALECTS[name]
+
+
+def dialect_of(conn: AsyncConnection | Connection) -> Dialect:
+    """The dialect ``conn`` speaks."""
+    return _DIALECTS[conn.dialect.name]

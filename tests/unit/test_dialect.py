@@ -1,0 +1,107 @@
+"""``db/dialect.py``: the SQL each database's ``Dialect`` writes, and that no other module asks
+which database it talks to."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Boolean, Column, Integer, MetaData, String, Table, select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from contentapi.db.dialect import Dialect, PostgreSQL, SQLite, dialect_named
+from contentapi.db.types import json_type
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "contentapi"
+
+#: Migrations are a frozen record: they do not import the application's code.
+_NOT_YET = ("migrations/",)
+
+_BRANCH = re.compile(
+    r"""dialect(\.name)?\s*[!=]=|is_sqlite|is_postgres|get_backend_name\(\)\s*[!=]=|"""
+    r"""[!=]=\s*["'](sqlite|postgresql)["']"""
+)
+
+_table = Table(
+    "things",
+    MetaData(),
+    Column("id", Integer, primary_key=True),
+    Column("name", String(255)),
+    Column("data", json_type()),
+    Column("flag", Boolean),
+)
+
+
+def _sql(expression: object, dialect: Dialect) -> str:
+    chosen = postgresql.dialect() if dialect.name == "postgresql" else sqlite.dialect()
+    return str(select(expression).compile(dialect=chosen)).split("\n")[0]  # type: ignore[call-overload]
+
+
+def test_each_database_has_its_dialect() -> None:
+    assert isinstance(dialect_named("sqlite"), SQLite)
+    assert isinstance(dialect_named("postgresql"), PostgreSQL)
+    with pytest.raises(KeyError):
+        dialect_named("mysql")
+
+
+@pytest.mark.parametrize(
+    ("build", "on_postgresql", "on_sqlite"),
+    [
+        (lambda d: d.position(_table.c.name, "x"), "strpos(things.name,", "instr(things.name,"),
+        (lambda d: d.lower(_table.c.name), "lower(things.name)", "pg_lower(things.name)"),
+        (lambda d: d.byte_order(_table.c.name), 'things.name COLLATE "C"', "SELECT things.name"),
+        (lambda d: d.text_of(_table.c.id, "float"), "CAST(things.id AS VARCHAR)", "pg_text("),
+        (lambda d: d.text_of(_table.c.id, "date"), "CAST(things.id AS VARCHAR)", "CAST(things.id"),
+        (lambda d: d.json_text(_table.c.data), "CAST(things.data AS VARCHAR)", "jsonb_out("),
+        (lambda d: d.json_sortable(_table.c.data), "SELECT things.data", "jsonb_key(things.data)"),
+        (lambda d: d.json_value({"a": 1}), "AS JSONB)", "SELECT ?"),
+        (lambda d: d.boolean_extreme(_table.c.flag, True), "bool_or(things.flag)", "max("),
+        (lambda d: d.boolean_extreme(_table.c.flag, False), "bool_and(things.flag)", "min("),
+        (lambda d: d.json_extreme(_table.c.data, False), "array_agg(things.data ORDER BY", "min("),
+        (lambda d: d.extreme(_table.c.id, True), "max(things.id)", "max(things.id)"),
+    ],
+)
+def test_expressions(build: Callable[[Dialect], Any], on_postgresql: str, on_sqlite: str) -> None:
+    assert on_postgresql in _sql(build(dialect_named("postgresql")), dialect_named("postgresql"))
+    assert on_sqlite in _sql(build(dialect_named("sqlite")), dialect_named("sqlite"))
+
+
+def test_id_lists_are_one_array_parameter_on_postgresql() -> None:
+    """One statement text whatever the number of ids (asyncpg reuses its prepared statement)."""
+    for values in (None, [1, 2, 3]):
+        chosen = postgresql.dialect()
+        among = PostgreSQL().among(_table.c.id, values)
+        sql = str(select(_table.c.id).where(among).compile(dialect=chosen))
+        assert "things.id = ANY (%(" in sql and "::INTEGER[])" in sql, sql
+    sql = str(select(_table.c.id).where(SQLite().among(_table.c.id, [1, 2])).compile())
+    assert "things.id IN (__[POSTCOMPILE_id_1])" in sql
+
+
+def test_upserts_are_each_databases_insert() -> None:
+    assert type(dialect_named("postgresql").insert(_table)) is postgresql.Insert
+    assert type(dialect_named("sqlite").insert(_table)) is sqlite.Insert
+
+
+def test_capabilities() -> None:
+    pg, lite = dialect_named("postgresql"), dialect_named("sqlite")
+    assert (pg.has_arrays, pg.json_rows, pg.notifies, pg.reads_in_autocommit) == (True,) * 4
+    assert (lite.has_arrays, lite.json_rows, lite.notifies, lite.reads_in_autocommit) == (
+        False,
+    ) * 4
+    assert lite.local_file and not pg.local_file
+
+
+def test_no_module_outside_the_seam_tests_which_database_it_is() -> None:
+    """Everything that differs between SQLite and PostgreSQL is asked of the ``Dialect``."""
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        relative = path.relative_to(SRC).as_posix()
+        if relative == "db/dialect.py" or relative.startswith(_NOT_YET):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if _BRANCH.search(line):
+                found.append(f"{relative}:{number}: {line.strip()}")
+    assert not found, "\n".join(found)
