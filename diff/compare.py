@@ -23,7 +23,9 @@ from contentapi.schema.model import (
     RelationAttribute,
 )
 from contentapi.schema.registry import Registry
+from diff.compare_plugins import ROUTE_MODELS, plain_body
 from diff.generate import KINDS, Query
+from diff.graphql_generate import TOTAL_SORTS
 from diff.seed import Ids
 
 __all__ = ["Answer", "Verdict", "compare"]
@@ -147,6 +149,8 @@ class Normalizer:
         return {"data": self.entry(target, data) if data is not None else None}
 
     def body(self, query: Query, body: Any) -> Any:
+        if query.kind in ROUTE_MODELS:
+            return plain_body(self.registry, self.ids, query.kind, body)
         if not isinstance(body, dict):
             return body
         uid = next(u for u, k in KINDS.items() if k == query.kind)
@@ -273,7 +277,8 @@ def _wildcard_filter(value: Any) -> bool:
 
 def _sort_is_total(query: Query) -> bool:
     """Whether the sort orders every entry (a top-level unique, never-null attribute in it)."""
-    return any(key in UNIQUE_SORTS for key in _sort_keys(query.params.get("sort")))
+    unique = TOTAL_SORTS[query.kind] if query.kind in ROUTE_MODELS else UNIQUE_SORTS
+    return any(key in unique for key in _sort_keys(query.params.get("sort")))
 
 
 def compare(

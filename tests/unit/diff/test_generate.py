@@ -79,3 +79,36 @@ def test_a_wildcard_in_a_like_filter_is_an_expected_difference():
     verdict = compare(literal, none, both, *normalizers)
     assert verdict.expected == "on purpose: `%` and `_` match literally"
     assert compare(plain, none, both, *normalizers).expected == ""
+
+
+def test_plugin_routes_are_generated_and_their_plain_answers_normalized():
+    """The users and upload routes answer plain objects: ids map by username / file name,
+    what each server makes up for a file (hash, url, size) becomes a marker."""
+    registry = load_registry(MODELS)
+    generator = Generator(registry, build_dataset(), seed=3)
+    routes = {t for _ in range(800) for t in generator.query().tags if t.startswith("route:")}
+    assert routes == {
+        f"route:{r}" for r in ("users", "user", "me", "count", "roles", "files", "file")
+    }
+    ours, theirs = Ids(), Ids()
+    ours.add("users", "ada", 1)
+    theirs.add("users", "ada", 4)
+    ours.add("files", "red.png", 2)
+    theirs.add("files", "red.png", 9)
+    normalizers = Normalizer(registry, ours), Normalizer(registry, theirs)
+    users = Query("/api/users", {}, "users")
+    same = compare(
+        users,
+        Answer(200, '[{"id":1,"username":"ada","createdAt":"x"}]'),
+        Answer(200, '[{"id":4,"username":"ada","createdAt":"y"}]'),
+        *normalizers,
+    )
+    assert same.same
+    files = Query("/api/upload/files", {}, "files")
+    ours_file = '[{"id":2,"name":"red.png","size":0.1,"hash":"red_1","url":"/uploads/red_1.png"}]'
+    theirs_file = (
+        '[{"id":9,"name":"red.png","size":0.11,"hash":"red_2","url":"/uploads/red_2.png"}]'
+    )
+    assert compare(files, Answer(200, ours_file), Answer(200, theirs_file), *normalizers).same
+    other = compare(users, Answer(200, '[{"id":1}]'), Answer(200, "[]"), *normalizers)
+    assert not other.same and other.kind == "entries"
