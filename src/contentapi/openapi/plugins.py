@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from contentapi.openapi.attributes import Schema, input_schema
 from contentapi.openapi.models import ModelSchemas, ref_to
-from contentapi.openapi.parameters import PAGINATION
 from contentapi.openapi.responses import json_body, json_ok, operation, path_id
 from contentapi.schema.builtin import BUILTIN_DOCUMENTS, FILE_UID, USER_UID
 
@@ -199,7 +198,10 @@ def _query(name: str, description: str) -> Schema:
 _LIST_QUERY = [
     _query("filters", "as on content types: `filters[username][$eq]=ann`"),
     _query("sort", "as on content types: `sort=username:asc`"),
-    PAGINATION,
+    # Strapi's entity service paging, not the content API's `pagination[...]`
+    # (query/entity_paging.py)
+    _query("start", "rows to skip (top-level, as Strapi reads it here: `start=20`)"),
+    _query("limit", "rows to answer, at most the maximum; -1 or 0: as many as allowed"),
 ]
 
 
