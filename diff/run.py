@@ -274,8 +274,18 @@ def write_report(results: dict[str, Any]) -> None:
         "populate (a bad date there answers 200 on an empty page, 400 otherwise); contentapi "
         "validates the whole query before reading, so a bad value is a 400 whatever the data.",
         "",
-        "What the generator does not cover yet: media filters (400 by design), users and upload "
-        "routes. Order differences are accepted as expected only where the sort leaves ties "
+        "The users-permissions and upload routes (`diff/generate_plugins.py`, about one query "
+        "in eight) are covered too: `GET /api/users` (filters, also through the role, sort, "
+        "top-level `start`/`limit`, `page`/`pageSize` and `pagination[...]`, fields, populate), "
+        "`/api/users/:id`, `/api/users/me` signed in (and with the API token alone), "
+        "`/api/users/count`, `/api/users-permissions/roles`, `GET /api/upload/files` and "
+        "`/api/upload/files/:id`, with private and unknown names and bad or missing ids; their "
+        "plain answers are normalized as entries are (users by username, roles by type, files "
+        "by name, a file's size as a marker: Strapi re-encodes images). "
+        "What the generator does not cover yet: media filters (400 by design), the write "
+        "routes of the plugins, `GET /api/users-permissions/roles/:id` and "
+        "`/api/users-permissions/permissions` (whole permission trees, checked by tests). "
+        "Order differences are accepted as expected only where the sort leaves ties "
         "(no sort: our order is checked to be by id; paginated ties: the whole result is "
         "re-compared without pagination).",
         "",

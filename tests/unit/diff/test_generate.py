@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from diff.compare import Answer, Normalizer, compare
+from diff.compare_plugins import COUNT_WHERE, MISSING_USER, NON_NUMERIC_ID
 from diff.dataset import build_dataset
 from diff.generate import Generator, Query, encode
 from diff.seed import Ids
@@ -112,3 +113,22 @@ def test_plugin_routes_are_generated_and_their_plain_answers_normalized():
     assert compare(files, Answer(200, ours_file), Answer(200, theirs_file), *normalizers).same
     other = compare(users, Answer(200, '[{"id":1}]'), Answer(200, "[]"), *normalizers)
     assert not other.same and other.kind == "entries"
+
+
+def test_plugin_route_differences_name_their_rows():
+    registry = load_registry(MODELS)
+    normalizers = Normalizer(registry, Ids()), Normalizer(registry, Ids())
+    crash = Answer(500, '{"data":null,"error":{"name":"InternalServerError","message":"x"}}')
+    missing = Answer(404, '{"data":null,"error":{"name":"NotFoundError","message":"Not Found"}}')
+    bad_id = Query("/api/users/abc", {}, "users", {"invalid:id"})
+    assert compare(bad_id, missing, crash, *normalizers).expected == NON_NUMERIC_ID
+    no_user = Query("/api/users/9999", {}, "users", {"missing:id"})
+    assert compare(no_user, missing, Answer(204, ""), *normalizers).expected == MISSING_USER
+    raw_where = Query("/api/users/count", {"username": "bob"}, "users")
+    assert compare(raw_where, Answer(200, "3"), Answer(200, "1"), *normalizers).expected == (
+        COUNT_WHERE
+    )
+    filtered = Query("/api/users/count", {"filters": {"id": {"$gt": 1}}}, "users")
+    assert compare(filtered, Answer(200, "2"), crash, *normalizers).expected == COUNT_WHERE
+    plain_count = Query("/api/users/count", {}, "users")
+    assert not compare(plain_count, Answer(200, "3"), Answer(200, "1"), *normalizers).expected
