@@ -111,3 +111,15 @@ async def test_me_with_an_api_token_is_strapis_unauthorized(client, admin):
     response = await client.get("/api/users/me", headers=admin)
     assert response.status_code == 401
     assert response.json()["error"]["message"] == "Unauthorized"
+
+
+async def test_a_roles_users_are_never_answered(client, admin):
+    """Strapi's users-permissions output sanitizer removes them from every answer; a filter
+    through them still applies."""
+    await _users(client, admin, "ann", "ben")
+    for populate in ("populate[role][populate]=users", "populate[role][populate]=*"):
+        response = await client.get(f"/api/users?sort=id&{populate}", headers=admin)
+        assert response.status_code == 200, response.text
+        assert [set(user["role"]) & {"users"} for user in response.json()] == [set(), set()]
+    through = "/api/users?filters[role][users][username][$eq]=ben&fields[0]=username"
+    assert _names(await client.get(through, headers=admin), "username") == ["ann", "ben"]
