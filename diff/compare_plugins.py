@@ -6,15 +6,17 @@ Plain entries carry their attributes beside ``id`` (no ``attributes`` wrapper): 
 natural keys by model (users by username, roles by type, files by name; a permission, whose
 ids each server numbers itself, by its action), timestamps ``<ts>``, and what each server
 makes up for a file (hash, url, provider data, and its size: Strapi re-encodes images with
-sharp) markers. A morph's ``__type`` names the model of an entry of a file's ``related``.
+sharp) markers. A morph's ``__type`` names the model of an entry of a file's ``related``,
+compared as a multiset (as the GraphQL run compares it).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from contentapi.schema.builtin import FILE_UID, ROLE_UID, USER_UID
-from contentapi.schema.model import ContentType, RelationAttribute
+from contentapi.schema.model import ContentType, MediaAttribute, RelationAttribute
 from contentapi.schema.registry import Registry
 from diff.generate import KINDS
 from diff.generate_plugins import PLUGIN_KINDS
@@ -48,21 +50,31 @@ class _Plain:
             return [self.entry(model, item) for item in value]
         if not isinstance(value, dict):
             return value
+        component = None
         if "__type" in value and value["__type"] in self.registry.content_types:
             model = self.registry.content_types[value["__type"]]
+        elif "__type" in value and value["__type"] in self.registry.components:
+            component = self.registry.components[value["__type"]]  # (ids differ: dropped)
         out: dict[str, Any] = {}
         for name, item in value.items():
-            attribute = model.attributes.get(name)
+            attribute = (component or model).attributes.get(name)
+            if component is not None and name == "id":
+                continue
             if name == "id":
                 out[name] = self._key(model, value)
             elif name in TIMESTAMPS:
                 out[name] = None if item is None else "<ts>"
-            elif model.uid == FILE_UID and name in FILE_VOLATILE and item is not None:
+            elif model.uid == FILE_UID and not component and name in FILE_VOLATILE and item:
                 out[name] = f"<{name}>"
+            elif isinstance(attribute, MediaAttribute):
+                out[name] = self.entry(self.registry.content_types[FILE_UID], item)
             elif isinstance(attribute, RelationAttribute) and attribute.target is not None:
                 out[name] = self.entry(self.registry.content_types[attribute.target], item)
-            elif name == "related" and model.uid == FILE_UID:
-                out[name] = self.entry(model, item)
+            elif name == "related" and model.uid == FILE_UID and isinstance(item, list):
+                # a multiset: Strapi orders by each attachment's place in its field, ties in
+                # storage order (which follows each server's own write order)
+                items = self.entry(model, item)
+                out[name] = sorted(items, key=lambda i: json.dumps(i, sort_keys=True))
             else:
                 out[name] = item
         return out

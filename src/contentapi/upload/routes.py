@@ -28,6 +28,7 @@ from contentapi.rest.handlers import parse_entry_id, query_params
 from contentapi.rest.responses import OrjsonResponse
 from contentapi.runtime import Runtime
 from contentapi.schema.builtin import FILE_UID
+from contentapi.upload.related import in_attachment_order, plain_related, with_related
 from contentapi.upload.service import IncomingFile, UploadService
 from contentapi.upload.sniff import is_passive, stored_mime
 
@@ -111,7 +112,8 @@ def build_upload_router(runtime: Runtime) -> APIRouter:
     file_type = runtime.registry.content_types[FILE_UID]
 
     def plain(entry: dict[str, Any]) -> dict[str, Any]:
-        return runtime.serializer.plain(file_type, entry)
+        flat = runtime.serializer.plain(file_type, entry)
+        return plain_related(runtime.serializer, runtime.registry, flat)
 
     @router.post("")
     async def upload(request: Request) -> Response:
@@ -152,7 +154,9 @@ def build_upload_router(runtime: Runtime) -> APIRouter:
         # paged as Strapi's entity service pages (top-level start/limit), at most maxLimit rows
         query = parser.read_query(file_type, {k: v for k, v in params.items() if k != "pagination"})
         query = with_entity_paging(query, params, settings.rest_max_limit)
+        query = with_related(query, params, runtime.registry, lambda uid: may(actor, f"{uid}.find"))
         page = await runtime.entries.find_many(FILE_UID, query)
+        await in_attachment_order(runtime, page.entries)
         return OrjsonResponse([plain(entry) for entry in page.entries])
 
     @router.get("/files/{file_id}")
@@ -161,12 +165,18 @@ def build_upload_router(runtime: Runtime) -> APIRouter:
         parser = runtime.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
         # Strapi checks the whole query (a private or unknown name is 400) and then reads the
         # file with the populate alone: `fields` are not applied.
-        checked = parser.entry_query(file_type, query_params(request))
-        found = await service.find_one(
-            parse_entry_id(file_id), ReadQuery(populate=checked.populate)
+        params = query_params(request)
+        checked = parser.entry_query(file_type, params)
+        query = with_related(
+            ReadQuery(populate=checked.populate),
+            params,
+            runtime.registry,
+            lambda uid: may(actor, f"{uid}.find"),
         )
+        found = await service.find_one(parse_entry_id(file_id), query)
         if found is None:
             raise NotFoundError(MISSING_FILE)
+        await in_attachment_order(runtime, [found])
         return OrjsonResponse(plain(found))
 
     @router.delete("/files/{file_id}")

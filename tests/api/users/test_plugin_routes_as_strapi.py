@@ -6,7 +6,10 @@ the populate alone, and its missing file and `me` without a user answer Strapi's
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from PIL import Image
 
 
 async def _users(client, admin, *names: str) -> None:
@@ -123,3 +126,38 @@ async def test_a_roles_users_are_never_answered(client, admin):
         assert [set(user["role"]) & {"users"} for user in response.json()] == [set(), set()]
     through = "/api/users?filters[role][users][username][$eq]=ben&fields[0]=username"
     assert _names(await client.get(through, headers=admin), "username") == ["ann", "ben"]
+
+
+async def test_files_populate_what_they_are_attached_to(client, admin):
+    """`populate=related` (or `*`): the entries and components a file is attached to, each
+    after its `__type`, as Strapi's upload routes answer (private attributes left out)."""
+    image = io.BytesIO()
+    Image.new("RGB", (8, 8), (200, 10, 10)).save(image, format="PNG")
+    parts = [("files", ("pic.png", image.getvalue(), "image/png"))]
+    file_id = (await client.post("/api/upload", files=parts, headers=admin)).json()[0]["id"]
+    body = {
+        "title": "Attached",
+        "editorNotes": "secret",
+        "gallery": [file_id],
+        "blocks": [{"__component": "blocks.media", "file": file_id}],
+    }
+    created = await client.post("/api/articles", json={"data": body}, headers=admin)
+    assert created.status_code == 200, created.text
+    for query in (
+        "populate=related",
+        "populate=*",
+        "populate[0]=related",
+        "populate[related]=true",
+    ):
+        one = await client.get(f"/api/upload/files/{file_id}?{query}", headers=admin)
+        assert one.status_code == 200, one.text
+        related = one.json()["related"]
+        assert sorted(item["__type"] for item in related) == [
+            "api::article.article",
+            "blocks.media",
+        ]
+        article = next(item for item in related if item["__type"] == "api::article.article")
+        assert list(article)[:3] == ["__type", "id", "title"] and "editorNotes" not in article
+        listed = await client.get(f"/api/upload/files?{query}&fields[0]=name", headers=admin)
+        assert listed.json()[0]["related"] == related
+    assert "related" not in (await client.get(f"/api/upload/files/{file_id}", headers=admin)).json()
