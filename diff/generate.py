@@ -82,6 +82,8 @@ JSON_OPS = [
     "$null",
     "$notNull",
 ]
+#: the share of queries on the users-permissions and upload routes (diff/generate_plugins.py)
+PLUGIN_SHARE = 0.12
 JSON_VALUES = ["text", "Text", "a", "3", "1, 2", '"a": 1', '"text"', "[1, 2]", "FLOAT", ""]
 
 
@@ -92,6 +94,7 @@ class Query:
     kind: str
     tags: set[str] = field(default_factory=set)
     single: str | None = None  # the natural key of a single-entry read
+    auth: str = ""  # "user": asked as the user the run signs in (`/api/users/me`)
 
     def text(self) -> str:
         encoded = encode(self.params)
@@ -124,6 +127,10 @@ class Generator:
         self.registry = registry
         self.data = data
         self.rng = random.Random(seed)
+        # imported here: the plugin routes' generator builds on this module's operators
+        from diff.generate_plugins import PluginGenerator
+
+        self.plugins = PluginGenerator(registry, self.rng)
 
     # ------------------------------------------------------------ pieces
 
@@ -414,6 +421,8 @@ class Generator:
     # ------------------------------------------------------------ whole queries
 
     def query(self) -> Query:
+        if self.rng.random() < PLUGIN_SHARE:
+            return self.plugins.query()
         uid = self.rng.choice(list(KINDS) + ["api::article.article"] * 3)
         kind = KINDS[uid]
         model = self.registry.content_types[uid]

@@ -18,7 +18,7 @@ from typing import Any
 
 from contentapi.query.parse import LOCALIZATIONS
 from contentapi.query.populate import RelationCount
-from contentapi.schema.builtin import FILE_UID
+from contentapi.schema.builtin import FILE_UID, ROLE_UID
 from contentapi.schema.model import (
     ComponentAttribute,
     ContentType,
@@ -34,6 +34,10 @@ from contentapi.values import renderer_for
 __all__ = ["RestSerializer"]
 
 Render = Callable[[Any], Any]
+#: Strapi's users-permissions plugin removes a role's users from every content-API answer
+#: (its `content-api.output` sanitizer): `/api/users?populate[role][populate]=users` answers
+#: the role without them. Filters through them still apply.
+_ROLE_USERS = ("users",)
 _SYSTEM_TYPES = {"createdAt": "datetime", "updatedAt": "datetime", "publishedAt": "datetime"}
 
 
@@ -59,8 +63,9 @@ class RestSerializer:
         ``/api/users/me``, register and login answers; Strapi's user controllers answer the
         entity service's objects without the REST transform)."""
         result: dict[str, Any] = {"id": entry["id"]} if "id" in entry else {}
+        hidden = _ROLE_USERS if model.uid == ROLE_UID else ()
         for name, value in entry.items():
-            if name != "id":
+            if name != "id" and name not in hidden:
                 result[name] = self._plain_value(model, name, value)
         return result
 

@@ -224,5 +224,8 @@ def _plugin_query(name: str, description: str) -> Schema:
 PLUGIN_LIST_QUERY = [
     _plugin_query("filters", "as on content types: `filters[username][$eq]=ann`"),
     _plugin_query("sort", "as on content types: `sort=username:asc`"),
-    PAGINATION,
+    # Strapi's entity service paging, not the content API's `pagination[...]`
+    # (query/entity_paging.py)
+    _plugin_query("start", "rows to skip (top-level, as Strapi reads it here: `start=20`)"),
+    _plugin_query("limit", "rows to answer, at most the maximum; -1 or 0: as many as allowed"),
 ]

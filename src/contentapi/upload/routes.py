@@ -22,17 +22,21 @@ from starlette.types import Scope
 from contentapi.auth.actor import may
 from contentapi.auth.deps import require
 from contentapi.errors import NotFoundError, PayloadTooLargeError, ValidationError
-from contentapi.query.ast import OffsetPagination, ReadQuery
+from contentapi.query.ast import ReadQuery
+from contentapi.query.entity_paging import with_entity_paging
 from contentapi.rest.handlers import parse_entry_id, query_params
 from contentapi.rest.responses import OrjsonResponse
 from contentapi.runtime import Runtime
 from contentapi.schema.builtin import FILE_UID
+from contentapi.upload.related import in_attachment_order, plain_related, with_related
 from contentapi.upload.service import IncomingFile, UploadService
 from contentapi.upload.sniff import is_passive, stored_mime
 
 __all__ = ["UploadsStatic", "build_upload_router"]
 
 UPLOAD = "plugin::upload.content-api"
+#: the message of Strapi's upload controller for a file id that names no file
+MISSING_FILE = "file.notFound"
 _FORM_OVERHEAD = 64 * 1024  # multipart boundaries and small fields beyond the files' bytes
 
 
@@ -108,7 +112,8 @@ def build_upload_router(runtime: Runtime) -> APIRouter:
     file_type = runtime.registry.content_types[FILE_UID]
 
     def plain(entry: dict[str, Any]) -> dict[str, Any]:
-        return runtime.serializer.plain(file_type, entry)
+        flat = runtime.serializer.plain(file_type, entry)
+        return plain_related(runtime.serializer, runtime.registry, flat)
 
     @router.post("")
     async def upload(request: Request) -> Response:
@@ -146,28 +151,40 @@ def build_upload_router(runtime: Runtime) -> APIRouter:
         actor = await require(request, f"{UPLOAD}.find")
         parser = runtime.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
         params = query_params(request)
-        query = parser.read_query(file_type, params)
-        if "pagination" not in params:
-            query = ReadQuery(
-                pagination=OffsetPagination(0, settings.rest_max_limit, False),
-                filters=query.filters,
-                sort=query.sort,
-                fields=query.fields,
-            )
+        # paged as Strapi's entity service pages (top-level start/limit), at most maxLimit rows
+        query = parser.read_query(file_type, {k: v for k, v in params.items() if k != "pagination"})
+        query = with_entity_paging(query, params, settings.rest_max_limit)
+        query = with_related(query, params, runtime.registry, lambda uid: may(actor, f"{uid}.find"))
         page = await runtime.entries.find_many(FILE_UID, query)
+        await in_attachment_order(runtime, page.entries)
         return OrjsonResponse([plain(entry) for entry in page.entries])
 
     @router.get("/files/{file_id}")
     async def find_one(request: Request, file_id: str) -> Response:
-        await require(request, f"{UPLOAD}.findOne")
-        found = await service.find_one(parse_entry_id(file_id))
+        actor = await require(request, f"{UPLOAD}.findOne")
+        parser = runtime.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
+        # Strapi checks the whole query (a private or unknown name is 400) and then reads the
+        # file with the populate alone: `fields` are not applied.
+        params = query_params(request)
+        checked = parser.entry_query(file_type, params)
+        query = with_related(
+            ReadQuery(populate=checked.populate),
+            params,
+            runtime.registry,
+            lambda uid: may(actor, f"{uid}.find"),
+        )
+        found = await service.find_one(parse_entry_id(file_id), query)
         if found is None:
-            raise NotFoundError()
+            raise NotFoundError(MISSING_FILE)
+        await in_attachment_order(runtime, [found])
         return OrjsonResponse(plain(found))
 
     @router.delete("/files/{file_id}")
     async def destroy(request: Request, file_id: str) -> Response:
         await require(request, f"{UPLOAD}.destroy")
-        return OrjsonResponse(plain(await service.delete(parse_entry_id(file_id))))
+        try:
+            return OrjsonResponse(plain(await service.delete(parse_entry_id(file_id))))
+        except NotFoundError as error:
+            raise NotFoundError(MISSING_FILE) from error
 
     return router

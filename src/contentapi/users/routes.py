@@ -19,7 +19,8 @@ from contentapi.auth.deps import require
 from contentapi.auth.permissions import PLUGIN
 from contentapi.auth.ratelimit import RateLimiter, client_address
 from contentapi.errors import NotFoundError, UnauthorizedError
-from contentapi.query.ast import OffsetPagination, ReadQuery
+from contentapi.query.ast import ReadQuery
+from contentapi.query.entity_paging import with_entity_paging
 from contentapi.rest.body import read_json_object
 from contentapi.rest.handlers import parse_entry_id, query_params
 from contentapi.rest.responses import OrjsonResponse
@@ -45,16 +46,9 @@ def _user_query(request: Request, actor: Actor, *, listing: bool) -> ReadQuery:
     params = query_params(request)
     if not listing:
         return parser.entry_query(content_type, params)
-    query = parser.read_query(content_type, params)
-    if "pagination" not in params:  # Strapi lists every user; we cap it at maxLimit
-        query = ReadQuery(
-            pagination=OffsetPagination(0, runtime.settings.rest_max_limit, False),
-            filters=query.filters,
-            sort=query.sort,
-            fields=query.fields,
-            populate=query.populate,
-        )
-    return query
+    # paged as Strapi's entity service pages (top-level start/limit), at most maxLimit rows
+    query = parser.read_query(content_type, {k: v for k, v in params.items() if k != "pagination"})
+    return with_entity_paging(query, params, runtime.settings.rest_max_limit)
 
 
 def _written_user_query(request: Request, actor: Actor) -> ReadQuery:
@@ -150,8 +144,8 @@ def build_users_router(runtime: Runtime) -> APIRouter:
     @router.get("/users/me")
     async def me(request: Request) -> Response:
         actor = await require(request, f"{PLUGIN}.user.me")
-        if actor.user_id is None:
-            raise UnauthorizedError()
+        if actor.user_id is None:  # an API token: Strapi's `ctx.unauthorized()`
+            raise UnauthorizedError("Unauthorized")
         user = await users.user(actor.user_id, _user_query(request, actor, listing=False))
         if user is None:
             raise UnauthorizedError()

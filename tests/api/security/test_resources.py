@@ -44,7 +44,7 @@ def _requests(number: int) -> list[tuple[str, str, dict]]:
         ("PUT", "/api/articles/1", {"json": {"data": {"title": title}}}),
         ("POST", "/graphql", {"json": {"query": "{ articles { data { id } } }"}}),
         ("POST", "/api/upload", {"files": [("files", ("a.txt", title.encode(), "text/plain"))]}),
-        ("GET", "/api/upload/files?pagination[pageSize]=3", {}),
+        ("GET", "/api/upload/files?limit=3", {}),
         ("GET", "/api/articles?filters[nope][$eq]=1", {}),  # 400
         ("GET", "/api/articles/999999", {}),  # 404
         ("GET", "/uploads/missing_0123456789.txt", {}),  # 404 of the static files

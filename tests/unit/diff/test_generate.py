@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from diff.compare import Answer, Normalizer, compare
+from diff.compare_plugins import COUNT_WHERE, MISSING_USER, NON_NUMERIC_ID
 from diff.dataset import build_dataset
 from diff.generate import Generator, Query, encode
 from diff.seed import Ids
@@ -79,3 +80,55 @@ def test_a_wildcard_in_a_like_filter_is_an_expected_difference():
     verdict = compare(literal, none, both, *normalizers)
     assert verdict.expected == "on purpose: `%` and `_` match literally"
     assert compare(plain, none, both, *normalizers).expected == ""
+
+
+def test_plugin_routes_are_generated_and_their_plain_answers_normalized():
+    """The users and upload routes answer plain objects: ids map by username / file name,
+    what each server makes up for a file (hash, url, size) becomes a marker."""
+    registry = load_registry(MODELS)
+    generator = Generator(registry, build_dataset(), seed=3)
+    routes = {t for _ in range(800) for t in generator.query().tags if t.startswith("route:")}
+    assert routes == {
+        f"route:{r}" for r in ("users", "user", "me", "count", "roles", "files", "file")
+    }
+    ours, theirs = Ids(), Ids()
+    ours.add("users", "ada", 1)
+    theirs.add("users", "ada", 4)
+    ours.add("files", "red.png", 2)
+    theirs.add("files", "red.png", 9)
+    normalizers = Normalizer(registry, ours), Normalizer(registry, theirs)
+    users = Query("/api/users", {}, "users")
+    same = compare(
+        users,
+        Answer(200, '[{"id":1,"username":"ada","createdAt":"x"}]'),
+        Answer(200, '[{"id":4,"username":"ada","createdAt":"y"}]'),
+        *normalizers,
+    )
+    assert same.same
+    files = Query("/api/upload/files", {}, "files")
+    ours_file = '[{"id":2,"name":"red.png","size":0.1,"hash":"red_1","url":"/uploads/red_1.png"}]'
+    theirs_file = (
+        '[{"id":9,"name":"red.png","size":0.11,"hash":"red_2","url":"/uploads/red_2.png"}]'
+    )
+    assert compare(files, Answer(200, ours_file), Answer(200, theirs_file), *normalizers).same
+    other = compare(users, Answer(200, '[{"id":1}]'), Answer(200, "[]"), *normalizers)
+    assert not other.same and other.kind == "entries"
+
+
+def test_plugin_route_differences_name_their_rows():
+    registry = load_registry(MODELS)
+    normalizers = Normalizer(registry, Ids()), Normalizer(registry, Ids())
+    crash = Answer(500, '{"data":null,"error":{"name":"InternalServerError","message":"x"}}')
+    missing = Answer(404, '{"data":null,"error":{"name":"NotFoundError","message":"Not Found"}}')
+    bad_id = Query("/api/users/abc", {}, "users", {"invalid:id"})
+    assert compare(bad_id, missing, crash, *normalizers).expected == NON_NUMERIC_ID
+    no_user = Query("/api/users/9999", {}, "users", {"missing:id"})
+    assert compare(no_user, missing, Answer(204, ""), *normalizers).expected == MISSING_USER
+    raw_where = Query("/api/users/count", {"username": "bob"}, "users")
+    assert compare(raw_where, Answer(200, "3"), Answer(200, "1"), *normalizers).expected == (
+        COUNT_WHERE
+    )
+    filtered = Query("/api/users/count", {"filters": {"id": {"$gt": 1}}}, "users")
+    assert compare(filtered, Answer(200, "2"), crash, *normalizers).expected == COUNT_WHERE
+    plain_count = Query("/api/users/count", {}, "users")
+    assert not compare(plain_count, Answer(200, "3"), Answer(200, "1"), *normalizers).expected
