@@ -32,8 +32,12 @@ class ApplicationError(Exception):
 
     status = 500
     name = "ApplicationError"
+    #: the message when none is given: each error's is Strapi's (koa's status text mostly)
+    default_message = "Internal Server Error"
 
-    def __init__(self, message: str = "Internal Server Error", details: Any = None) -> None:
+    def __init__(self, message: str | None = None, details: Any = None) -> None:
+        if message is None:
+            message = self.default_message
         super().__init__(message)
         self.message = message
         self.details: Any = {} if details is None else details
@@ -96,50 +100,38 @@ class PaginationError(ApplicationError):
 class UnauthorizedError(ApplicationError):
     status = 401
     name = "UnauthorizedError"
-
-    def __init__(self, message: str = "Missing or invalid credentials", details: Any = None):
-        super().__init__(message, details)
+    default_message = "Missing or invalid credentials"
 
 
 class ForbiddenError(ApplicationError):
     status = 403
     name = "ForbiddenError"
-
-    def __init__(self, message: str = "Forbidden", details: Any = None) -> None:
-        super().__init__(message, details)
+    default_message = "Forbidden"
 
 
 class PolicyError(ForbiddenError):
     """A policy refused the request (Strapi's ``PolicyError``, GraphQL code ``FORBIDDEN``)."""
 
     name = "PolicyError"
-
-    def __init__(self, message: str = "Policy Failed", details: Any = None) -> None:
-        super().__init__(message, details)
+    default_message = "Policy Failed"
 
 
 class NotFoundError(ApplicationError):
     status = 404
     name = "NotFoundError"
-
-    def __init__(self, message: str = "Not Found", details: Any = None) -> None:
-        super().__init__(message, details)
+    default_message = "Not Found"
 
 
 class MethodNotAllowedError(ApplicationError):
     status = 405
     name = "MethodNotAllowedError"
-
-    def __init__(self, message: str = "Method Not Allowed", details: Any = None) -> None:
-        super().__init__(message, details)
+    default_message = "Method Not Allowed"
 
 
 class PayloadTooLargeError(ApplicationError):
     status = 413
     name = "PayloadTooLargeError"
-
-    def __init__(self, message: str = "Payload Too Large", details: Any = None) -> None:
-        super().__init__(message, details)
+    default_message = "Payload Too Large"
 
 
 class UriTooLongError(ApplicationError):
@@ -147,19 +139,13 @@ class UriTooLongError(ApplicationError):
 
     status = 414
     name = "URITooLongError"
-
-    def __init__(self, message: str = "URI Too Long", details: Any = None) -> None:
-        super().__init__(message, details)
+    default_message = "URI Too Long"
 
 
 class RateLimitError(ApplicationError):
     status = 429
     name = "RateLimitError"
-
-    def __init__(
-        self, message: str = "Too many requests, please try again later.", details: Any = None
-    ) -> None:
-        super().__init__(message, details)
+    default_message = "Too many requests, please try again later."
 
 
 class ServiceUnavailableError(ApplicationError):
@@ -170,6 +156,4 @@ class ServiceUnavailableError(ApplicationError):
     name = "ServiceUnavailableError"
     #: Seconds a client is asked to wait before retrying.
     retry_after = 5
-
-    def __init__(self, message: str = "Service Unavailable", details: Any = None) -> None:
-        super().__init__(message, details)
+    default_message = "Service Unavailable"

@@ -5,10 +5,26 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, TypeVar
 
 __all__ = ["StatementCounter"]
+
+_Recorded = TypeVar("_Recorded")
+
+
+@asynccontextmanager
+async def _collecting(
+    variable: contextvars.ContextVar[list[_Recorded] | None],
+) -> AsyncIterator[list[_Recorded]]:
+    """A fresh list that ``record`` fills while the block runs in this task: the one way both
+    recordings (statements alone, statements with parameters) start and stop."""
+    recorded: list[_Recorded] = []
+    token = variable.set(recorded)
+    try:
+        yield recorded
+    finally:
+        variable.reset(token)
 
 
 class StatementCounter:
@@ -22,25 +38,13 @@ class StatementCounter:
     )
 
     @classmethod
-    @asynccontextmanager
-    async def recording(cls) -> AsyncIterator[list[str]]:
-        statements: list[str] = []
-        token = cls._current.set(statements)
-        try:
-            yield statements
-        finally:
-            cls._current.reset(token)
+    def recording(cls) -> AbstractAsyncContextManager[list[str]]:
+        return _collecting(cls._current)
 
     @classmethod
-    @asynccontextmanager
-    async def recording_with_parameters(cls) -> AsyncIterator[list[tuple[str, Any]]]:
+    def recording_with_parameters(cls) -> AbstractAsyncContextManager[list[tuple[str, Any]]]:
         """Statements with their bound parameters (the benchmark replays them)."""
-        statements: list[tuple[str, Any]] = []
-        token = cls._with_parameters.set(statements)
-        try:
-            yield statements
-        finally:
-            cls._with_parameters.reset(token)
+        return _collecting(cls._with_parameters)
 
     @classmethod
     def record(cls, statement: str, parameters: Any = None) -> None:

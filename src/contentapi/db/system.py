@@ -6,6 +6,8 @@ objects are for queries only: the migrations own their creation and evolution.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import BigInteger, Column, Double, Integer, MetaData, String, Table, Text
 
 from contentapi.db.types import datetime_type
@@ -22,6 +24,22 @@ __all__ = [
 
 system_metadata = MetaData()
 
+
+def _entity_table(name: str, *columns: Column[Any]) -> Table:
+    """A table of a Strapi entity: an ``id`` key, its own columns, then the four audit
+    columns every Strapi entity carries (when and by whom it was created and updated)."""
+    return Table(
+        name,
+        system_metadata,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        *columns,
+        Column("created_at", datetime_type()),
+        Column("updated_at", datetime_type()),
+        Column("created_by_id", Integer),
+        Column("updated_by_id", Integer),
+    )
+
+
 core_store = Table(
     "strapi_core_store_settings",
     system_metadata,
@@ -33,10 +51,8 @@ core_store = Table(
     Column("tag", String(255)),
 )
 
-api_tokens = Table(
+api_tokens = _entity_table(
     "strapi_api_tokens",
-    system_metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
     Column("name", String(255)),
     Column("description", String(255)),
     Column("type", String(255)),
@@ -44,22 +60,9 @@ api_tokens = Table(
     Column("last_used_at", datetime_type()),
     Column("expires_at", datetime_type()),
     Column("lifespan", BigInteger),
-    Column("created_at", datetime_type()),
-    Column("updated_at", datetime_type()),
-    Column("created_by_id", Integer),
-    Column("updated_by_id", Integer),
 )
 
-api_token_permissions = Table(
-    "strapi_api_token_permissions",
-    system_metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("action", String(255)),
-    Column("created_at", datetime_type()),
-    Column("updated_at", datetime_type()),
-    Column("created_by_id", Integer),
-    Column("updated_by_id", Integer),
-)
+api_token_permissions = _entity_table("strapi_api_token_permissions", Column("action", String(255)))
 
 api_token_permission_links = Table(
     "strapi_api_token_permissions_token_links",
@@ -70,16 +73,8 @@ api_token_permission_links = Table(
     Column("api_token_permission_order", Double),
 )
 
-i18n_locales = Table(
-    "i18n_locale",
-    system_metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("name", String(255)),
-    Column("code", String(255)),
-    Column("created_at", datetime_type()),
-    Column("updated_at", datetime_type()),
-    Column("created_by_id", Integer),
-    Column("updated_by_id", Integer),
+i18n_locales = _entity_table(
+    "i18n_locale", Column("name", String(255)), Column("code", String(255))
 )
 
 rate_limits = Table(

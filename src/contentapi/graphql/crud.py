@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from graphql import GraphQLObjectType, GraphQLResolveInfo, get_named_type
 
@@ -30,6 +30,7 @@ from contentapi.values import entry_id_of
 __all__ = ["ContentTypeResolvers", "entry_id", "input_data"]
 
 Resolver = Callable[..., Awaitable[Any]]
+_Plan = TypeVar("_Plan")
 
 
 def entry_id(raw: Any) -> int | None:
@@ -40,6 +41,21 @@ def entry_id(raw: Any) -> int | None:
 def input_data(value: Mapping[str, Any] | None) -> dict[str, Any]:
     """A coerced ``XInput`` → the REST body's ``data`` object (same validation)."""
     return dict(value or {})
+
+
+def _cached_plan(
+    ctx: GraphQLContext, key: tuple[Any, ...] | None, node: Any, build: Callable[[], _Plan]
+) -> _Plan:
+    """The plan stored under ``key`` for this field node, else ``build()``'s, stored when
+    there is a key (``None``: the plan may not be reused, so it is built every time)."""
+    if key is not None:
+        found = ctx.plans.get(key, node)
+        if found is not None:
+            return found
+    plan = build()
+    if key is not None:
+        ctx.plans.put(key, node, plan)
+    return plan
 
 
 @dataclass(slots=True)
@@ -80,10 +96,10 @@ class ContentTypeResolvers:
         ctx: GraphQLContext = info.context
         key = ctx.plan_key(info, kind)
         node = info.field_nodes[0]
-        if key is not None:
-            found = ctx.plans.get(key, node)
-            if found is not None:
-                return found
+        return _cached_plan(ctx, key, node, lambda: self._new_selection(info, kind))
+
+    def _new_selection(self, info: GraphQLResolveInfo, kind: str) -> Selection:
+        ctx: GraphQLContext = info.context
         parent = get_named_type(info.return_type)
         assert isinstance(parent, GraphQLObjectType)
         plan_context = ctx.plan_context(info)
@@ -93,18 +109,16 @@ class ContentTypeResolvers:
         else:
             selection = ctx.planner.entity_response(plan_context, self.content_type, parent, nodes)
         selection.deferred = plan_context.deferred
-        if key is not None:
-            ctx.plans.put(key, node, selection)
         return selection
 
     def _list_plan(self, info: GraphQLResolveInfo, args: Mapping[str, Any]) -> _ListPlan:
         ctx: GraphQLContext = info.context
         key = ctx.plan_key(info, "list") if self.cache_list_plans else None
         node = info.field_nodes[0]
-        if key is not None:
-            found = ctx.plans.get(key, node)
-            if found is not None:
-                return found
+        return _cached_plan(ctx, key, node, lambda: self._new_list_plan(info, args))
+
+    def _new_list_plan(self, info: GraphQLResolveInfo, args: Mapping[str, Any]) -> _ListPlan:
+        ctx: GraphQLContext = info.context
         selection = self._selection(info, "collection")
         planner, model = ctx.planner, self.content_type
         bounds = planner.window(args.get("pagination"))
@@ -118,10 +132,7 @@ class ContentTypeResolvers:
             fields=tuple(selection.fields),
             populate=selection.populate,
         )
-        plan = _ListPlan(selection, query, bounds)
-        if key is not None:
-            ctx.plans.put(key, node, plan)
-        return plan
+        return _ListPlan(selection, query, bounds)
 
     def _entry_query(self, selection: Selection, **extra: Any) -> ReadQuery:
         return ReadQuery(fields=tuple(selection.fields), populate=selection.populate, **extra)
@@ -186,61 +197,71 @@ class ContentTypeResolvers:
 
     # ------------------------------------------------------------ mutations
 
+    def _begin_mutation(
+        self, info: GraphQLResolveInfo, action: str, locale: str | None = None
+    ) -> tuple[Selection, ReadQuery]:
+        """What every mutation starts with: the caller may do ``action``; then the field's
+        compiled selection and the query that reads the changed entry back (drafts too)."""
+        self._authorize(info.context, action)
+        selection = self._selection(info, "response")
+        return selection, self._entry_query(selection, publication_state="preview", locale=locale)
+
     async def create(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
         ctx: GraphQLContext = info.context
-        self._authorize(ctx, "create")
-        selection = self._selection(info, "response")
+        selection, query = self._begin_mutation(info, "create")
         data = self._with_locale(input_data(args.get("data")), args.get("locale"))
-        query = self._entry_query(selection, publication_state="preview")
         # GraphQL creates drafts unless publishedAt is given (REST POST publishes).
         entry = await ctx.runtime.entries.create(self.uid, data, query, publish=False)
         return await self._respond(info, selection, entry)
 
-    async def update(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
-        ctx: GraphQLContext = info.context
-        self._authorize(ctx, "update")
-        selection = self._selection(info, "response")
-        query = self._entry_query(selection, publication_state="preview")
-        wanted = entry_id(args.get("id"))
-        entry = None
-        if wanted is not None:
-            data = input_data(args.get("data"))
-            try:
-                entry = await ctx.runtime.entries.update(self.uid, wanted, data, query)
-            except NotFoundError:
-                entry = None  # Strapi answers {data: null}
-        return await self._respond(info, selection, entry)
-
-    async def delete(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
-        ctx: GraphQLContext = info.context
-        self._authorize(ctx, "delete")
-        selection = self._selection(info, "response")
-        query = self._entry_query(selection, publication_state="preview")
+    async def _change_by_id(
+        self,
+        info: GraphQLResolveInfo,
+        action: str,
+        args: Mapping[str, Any],
+        change: Callable[[int, ReadQuery], Awaitable[Any]],
+    ) -> Precompleted:
+        """``updateX``/``deleteX``: the change on the entry ``id`` names; ``{data: null}``
+        (as Strapi answers) when the id names no entry or the entry is not there."""
+        selection, query = self._begin_mutation(info, action)
         wanted = entry_id(args.get("id"))
         entry = None
         if wanted is not None:
             try:
-                entry = await ctx.runtime.entries.delete(self.uid, wanted, query)
+                entry = await change(wanted, query)
             except NotFoundError:
                 entry = None
         return await self._respond(info, selection, entry)
 
+    async def update(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
+        entries = info.context.runtime.entries
+        return await self._change_by_id(
+            info,
+            "update",
+            args,
+            lambda wanted, query: entries.update(
+                self.uid, wanted, input_data(args.get("data")), query
+            ),
+        )
+
+    async def delete(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
+        entries = info.context.runtime.entries
+        return await self._change_by_id(
+            info, "delete", args, lambda wanted, query: entries.delete(self.uid, wanted, query)
+        )
+
     async def update_single(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: GraphQLContext = info.context
-        self._authorize(ctx, "update")
-        selection = self._selection(info, "response")
         locale = args.get("locale")
-        query = self._entry_query(selection, publication_state="preview", locale=locale)
+        selection, query = self._begin_mutation(info, "update", locale)
         data = input_data(args.get("data"))
         entry = await ctx.runtime.entries.upsert_single(self.uid, data, locale, query)
         return await self._respond(info, selection, entry)
 
     async def delete_single(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: GraphQLContext = info.context
-        self._authorize(ctx, "delete")
-        selection = self._selection(info, "response")
         locale = args.get("locale")
-        query = self._entry_query(selection, publication_state="preview", locale=locale)
+        selection, query = self._begin_mutation(info, "delete", locale)
         try:
             entry = await ctx.runtime.entries.delete_single(self.uid, locale, query)
         except NotFoundError:
@@ -251,8 +272,7 @@ class ContentTypeResolvers:
         self, _parent: Any, info: GraphQLResolveInfo, **args: Any
     ) -> Precompleted:
         ctx: GraphQLContext = info.context
-        self._authorize(ctx, "createLocalization")
-        selection = self._selection(info, "response")
+        selection, query = self._begin_mutation(info, "createLocalization")
         wanted: int | None = None  # a single type's: its entry, whatever the id says
         if not self.content_type.is_single:
             wanted = entry_id(args.get("id"))
@@ -261,6 +281,5 @@ class ContentTypeResolvers:
         body = input_data(args.get("data"))
         if args.get("locale") is not None:
             body["locale"] = args["locale"]
-        query = self._entry_query(selection, publication_state="preview")
         entry = await ctx.runtime.entries.create_localization(self.uid, wanted, body, query)
         return await self._respond(info, selection, entry)

@@ -7,6 +7,9 @@ docs/differences-from-strapi.md) but stay writable in ``…Input``, as in REST.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from graphql import (
     GraphQLArgument,
     GraphQLBoolean,
@@ -94,6 +97,52 @@ def scalar_type(attribute_type: str) -> GraphQLScalarType:
     return _SCALARS[attribute_type]
 
 
+_Named = TypeVar("_Named", GraphQLEnumType, GraphQLScalarType, GraphQLInputObjectType)
+
+
+def _once(made: dict[str, _Named], name: str, make: Callable[[], _Named]) -> _Named:
+    """The type ``name``, made on its first use: a schema may hold one object per type name,
+    and many attributes share one (an enum, a dynamic zone's input)."""
+    found = made.get(name)
+    if found is None:
+        found = made[name] = make()
+    return found
+
+
+def _operator_fields(
+    scalar: GraphQLScalarType, created: GraphQLInputObjectType
+) -> dict[str, GraphQLInputField]:
+    """``<Scalar>FilterInput``'s fields: lists for the many-valued operators, ``not`` the
+    filter type itself."""
+    result: dict[str, GraphQLInputField] = {}
+    for operator in FILTER_OPERATORS:
+        if operator in ("and", "or", "in", "notIn", "between"):
+            result[operator] = GraphQLInputField(GraphQLList(scalar))
+        elif operator == "not":
+            result[operator] = GraphQLInputField(created)
+        elif operator in ("null", "notNull"):
+            result[operator] = GraphQLInputField(GraphQLBoolean)
+        else:
+            result[operator] = GraphQLInputField(scalar)
+    return result
+
+
+def _input_once(
+    made: dict[str, GraphQLInputObjectType],
+    name: str,
+    fields: Callable[[GraphQLInputObjectType], dict[str, GraphQLInputField]],
+) -> GraphQLInputObjectType:
+    """The input type ``name`` (``_once``), its fields made when the schema first reads them
+    and from the type itself: a filter input nests itself (``and``, ``or``, ``not``), and
+    inputs reach other models' inputs that may lead back to it."""
+
+    def make() -> GraphQLInputObjectType:
+        created = GraphQLInputObjectType(name, lambda: fields(created))
+        return created
+
+    return _once(made, name, make)
+
+
 PUBLICATION_STATE = GraphQLEnumType(
     "PublicationState",
     {"LIVE": GraphQLEnumValue("live"), "PREVIEW": GraphQLEnumValue("preview")},
@@ -137,48 +186,32 @@ class InputTypes:
 
     def scalar_filter(self, scalar: GraphQLScalarType) -> GraphQLInputObjectType:
         """``<Scalar>FilterInput`` with Strapi's 22 operators."""
-        name = f"{scalar.name}FilterInput"
-        found = self._filter_inputs.get(name)
-        if found is not None:
-            return found
-
-        def fields() -> dict[str, GraphQLInputField]:
-            result: dict[str, GraphQLInputField] = {}
-            for operator in FILTER_OPERATORS:
-                if operator in ("and", "or", "in", "notIn", "between"):
-                    result[operator] = GraphQLInputField(GraphQLList(scalar))
-                elif operator == "not":
-                    result[operator] = GraphQLInputField(created)
-                elif operator in ("null", "notNull"):
-                    result[operator] = GraphQLInputField(GraphQLBoolean)
-                else:
-                    result[operator] = GraphQLInputField(scalar)
-            return result
-
-        created = GraphQLInputObjectType(name, fields)
-        self._filter_inputs[name] = created
-        return created
+        return _input_once(
+            self._filter_inputs,
+            f"{scalar.name}FilterInput",
+            lambda created: _operator_fields(scalar, created),
+        )
 
     def enum(self, model: Model, attribute: ScalarAttribute) -> GraphQLEnumType:
         name = naming.enum_name(model, attribute.name)
-        found = self.enums.get(name)
-        if found is None:
-            found = GraphQLEnumType(
+        return _once(
+            self.enums,
+            name,
+            lambda: GraphQLEnumType(
                 name, {value: GraphQLEnumValue(value) for value in attribute.enum}
-            )
-            self.enums[name] = found
-        return found
+            ),
+        )
 
     def zone_input(self, model: Model, attribute: DynamicZoneAttribute) -> GraphQLScalarType:
         name = naming.dynamic_zone_input_name(model, attribute.name)
-        found = self._zones.get(name)
-        if found is None:
-            components = {
-                naming.type_name(self.registry.components[uid]): uid for uid in attribute.components
-            }
-            found = dynamic_zone_input(name, components)
-            self._zones[name] = found
-        return found
+        components = self.registry.components
+        return _once(
+            self._zones,
+            name,
+            lambda: dynamic_zone_input(
+                name, {naming.type_name(components[uid]): uid for uid in attribute.components}
+            ),
+        )
 
     def _target(self, attribute: RelationAttribute | ComponentAttribute) -> Model:
         if isinstance(attribute, RelationAttribute):
@@ -190,89 +223,81 @@ class InputTypes:
     def filters(self, model: Model) -> GraphQLInputObjectType:
         """``XFiltersInput``: ``id``, the attributes (no media, no dynamic zones, nothing
         private), the timestamps, ``localizations``/``locale``, then ``and``/``or``/``not``."""
-        name = naming.filters_input_name(model)
-        found = self._model_filters.get(name)
-        if found is not None:
-            return found
+        return _input_once(
+            self._model_filters,
+            naming.filters_input_name(model),
+            lambda created: self._filter_fields(model, created),
+        )
 
-        def fields() -> dict[str, GraphQLInputField]:
-            result: dict[str, GraphQLInputField] = {}
-            is_entry = isinstance(model, ContentType)
-            if is_entry:
-                result["id"] = GraphQLInputField(self.id_filter)
-            for attribute in model.attributes.values():
-                if attribute.private or not self.switches.filters(model.uid, attribute.name):
-                    continue
-                if isinstance(attribute, RelationAttribute) and not self.switches.enabled(
-                    attribute.target
-                ):
-                    continue
-                if isinstance(attribute, ScalarAttribute):
-                    result[attribute.name] = GraphQLInputField(
-                        self.scalar_filter(scalar_type(attribute.type))
-                    )
-                elif isinstance(attribute, RelationAttribute | ComponentAttribute):
-                    result[attribute.name] = GraphQLInputField(
-                        self.filters(self._target(attribute))
-                    )
-            if isinstance(model, ContentType):
-                datetime_filter = self.scalar_filter(DATETIME)
-                result["createdAt"] = GraphQLInputField(datetime_filter)
-                result["updatedAt"] = GraphQLInputField(datetime_filter)
-                if model.draft_and_publish:
-                    result["publishedAt"] = GraphQLInputField(datetime_filter)
-                if model.localized:
-                    result["localizations"] = GraphQLInputField(created)
-                    result["locale"] = GraphQLInputField(self.scalar_filter(GraphQLString))
-            result["and"] = GraphQLInputField(GraphQLList(created))
-            result["or"] = GraphQLInputField(GraphQLList(created))
-            result["not"] = GraphQLInputField(created)
-            return result
-
-        created = GraphQLInputObjectType(name, fields)
-        self._model_filters[name] = created
-        return created
+    def _filter_fields(
+        self, model: Model, created: GraphQLInputObjectType
+    ) -> dict[str, GraphQLInputField]:
+        result: dict[str, GraphQLInputField] = {}
+        is_entry = isinstance(model, ContentType)
+        if is_entry:
+            result["id"] = GraphQLInputField(self.id_filter)
+        for attribute in model.attributes.values():
+            if attribute.private or not self.switches.filters(model.uid, attribute.name):
+                continue
+            if isinstance(attribute, RelationAttribute) and not self.switches.enabled(
+                attribute.target
+            ):
+                continue
+            if isinstance(attribute, ScalarAttribute):
+                result[attribute.name] = GraphQLInputField(
+                    self.scalar_filter(scalar_type(attribute.type))
+                )
+            elif isinstance(attribute, RelationAttribute | ComponentAttribute):
+                result[attribute.name] = GraphQLInputField(self.filters(self._target(attribute)))
+        if isinstance(model, ContentType):
+            datetime_filter = self.scalar_filter(DATETIME)
+            result["createdAt"] = GraphQLInputField(datetime_filter)
+            result["updatedAt"] = GraphQLInputField(datetime_filter)
+            if model.draft_and_publish:
+                result["publishedAt"] = GraphQLInputField(datetime_filter)
+            if model.localized:
+                result["localizations"] = GraphQLInputField(created)
+                result["locale"] = GraphQLInputField(self.scalar_filter(GraphQLString))
+        result["and"] = GraphQLInputField(GraphQLList(created))
+        result["or"] = GraphQLInputField(GraphQLList(created))
+        result["not"] = GraphQLInputField(created)
+        return result
 
     # ------------------------------------------------------------ inputs
 
     def input(self, model: Model) -> GraphQLInputObjectType:
         """``XInput`` / ``ComponentXInput``: every writable attribute, all optional; components
         start with ``id`` (to update an item in place), entries end with ``publishedAt``."""
-        name = naming.input_name(model)
-        found = self._model_inputs.get(name)
-        if found is not None:
-            return found
+        return _input_once(
+            self._model_inputs, naming.input_name(model), lambda _: self._input_fields(model)
+        )
 
-        def fields() -> dict[str, GraphQLInputField]:
-            result: dict[str, GraphQLInputField] = {}
-            if not isinstance(model, ContentType):
-                result["id"] = GraphQLInputField(GraphQLID)
-            for attribute in model.attributes.values():
-                if not self.switches.input(model.uid, attribute.name):
-                    continue
-                field_type: GraphQLInputType
-                if isinstance(attribute, ScalarAttribute):
-                    field_type = (
-                        self.enum(model, attribute)
-                        if attribute.type == "enumeration"
-                        else scalar_type(attribute.type)
-                    )
-                elif isinstance(attribute, MediaAttribute):
-                    field_type = GraphQLList(GraphQLID) if attribute.multiple else GraphQLID
-                elif isinstance(attribute, RelationAttribute):
-                    field_type = GraphQLList(GraphQLID) if attribute.is_to_many else GraphQLID
-                elif isinstance(attribute, ComponentAttribute):
-                    component_input = self.input(self._target(attribute))
-                    field_type = (
-                        GraphQLList(component_input) if attribute.repeatable else component_input
-                    )
-                else:
-                    field_type = GraphQLList(GraphQLNonNull(self.zone_input(model, attribute)))
-                result[attribute.name] = GraphQLInputField(field_type)
-            if isinstance(model, ContentType) and model.draft_and_publish:
-                result["publishedAt"] = GraphQLInputField(DATETIME)
-            return result
-
-        created = GraphQLInputObjectType(name, fields)
-        self._model_inputs[name] = created
-        return created
+    def _input_fields(self, model: Model) -> dict[str, GraphQLInputField]:
+        result: dict[str, GraphQLInputField] = {}
+        if not isinstance(model, ContentType):
+            result["id"] = GraphQLInputField(GraphQLID)
+        for attribute in model.attributes.values():
+            if not self.switches.input(model.uid, attribute.name):
+                continue
+            field_type: GraphQLInputType
+            if isinstance(attribute, ScalarAttribute):
+                field_type = (
+                    self.enum(model, attribute)
+                    if attribute.type == "enumeration"
+                    else scalar_type(attribute.type)
+                )
+            elif isinstance(attribute, MediaAttribute):
+                field_type = GraphQLList(GraphQLID) if attribute.multiple else GraphQLID
+            elif isinstance(attribute, RelationAttribute):
+                field_type = GraphQLList(GraphQLID) if attribute.is_to_many else GraphQLID
+            elif isinstance(attribute, ComponentAttribute):
+                component_input = self.input(self._target(attribute))
+                field_type = (
+                    GraphQLList(component_input) if attribute.repeatable else component_input
+                )
+            else:
+                field_type = GraphQLList(GraphQLNonNull(self.zone_input(model, attribute)))
+            result[attribute.name] = GraphQLInputField(field_type)
+        if isinstance(model, ContentType) and model.draft_and_publish:
+            result["publishedAt"] = GraphQLInputField(DATETIME)
+        return result

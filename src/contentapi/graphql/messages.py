@@ -96,12 +96,8 @@ def js_inspect(value: Any) -> str:
 
 
 def _inspect(value: Any, depth: int) -> str:
-    if isinstance(value, str):
-        return js_stringify(value)
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
+    if value is None or isinstance(value, str | bool):
+        return js_stringify(value)  # as JSON writes them; numbers differ (``NaN``, not ``null``)
     if isinstance(value, int | float):
         return js_number(value)
     if isinstance(value, list | tuple):

@@ -185,30 +185,30 @@ def _date_scalar(label: str, valid: Callable[[str], bool], non_string: str, inva
     return parse, parse_literal
 
 
-def _serialize_datetime(value: Any) -> str:
-    if isinstance(value, datetime):
-        return format_datetime(value)
-    if isinstance(value, str):
-        return format_datetime(parse_value("datetime", value))
-    raise GraphQLError(f"DateTime cannot represent value: {value!r}")
+def _temporal_serializer(
+    label: str, kind: str, native: type, text: Callable[[Any], str]
+) -> Callable[[Any], str]:
+    """How ``DateTime``, ``Date`` and ``Time`` answer a value: a ``native`` one as ``text``
+    writes it, a string parsed as the attribute type ``kind`` first, anything else an error."""
+
+    def serialize(value: Any) -> str:
+        if isinstance(value, native):
+            return text(value)
+        if isinstance(value, str):
+            return text(parse_value(kind, value))
+        raise GraphQLError(f"{label} cannot represent value: {value!r}")
+
+    return serialize
 
 
-def _serialize_date(value: Any) -> str:
-    if isinstance(value, datetime):
-        return value.date().isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, str):
-        return parse_value("date", value).isoformat()
-    raise GraphQLError(f"Date cannot represent value: {value!r}")
+def _iso_date(value: date) -> str:
+    """A date, or a datetime's date part."""
+    return (value.date() if isinstance(value, datetime) else value).isoformat()
 
 
-def _serialize_time(value: Any) -> str:
-    if isinstance(value, time):
-        return format_time(value)
-    if isinstance(value, str):
-        return format_time(parse_value("time", value))
-    raise GraphQLError(f"Time cannot represent value: {value!r}")
+_serialize_datetime = _temporal_serializer("DateTime", "datetime", datetime, format_datetime)
+_serialize_date = _temporal_serializer("Date", "date", date, _iso_date)
+_serialize_time = _temporal_serializer("Time", "time", time, format_time)
 
 
 #: Strapi's ``parseType({type: 'time'})`` pattern (its ``.`` before the fraction is any

@@ -87,11 +87,20 @@ class _Builder:
             if uid.startswith("api::") and self.switches.enabled(uid)
         ]
 
-    def _enabled(
-        self, content_type: ContentType, action: str, fields: dict[str, GraphQLField]
+    def _generated(
+        self,
+        content_type: ContentType,
+        action: str,
+        field_name: str,
+        response: Any,
+        args: dict[str, GraphQLArgument],
+        resolve: Any,
     ) -> dict[str, GraphQLField]:
-        """``fields`` of one action, or nothing when an extension switched it off."""
-        return fields if self.switches.of(content_type.uid).generates(action) else {}
+        """The root field of one action (``_root``), or nothing when an extension switched the
+        action off: every Shadow CRUD root field is made this way."""
+        if not self.switches.of(content_type.uid).generates(action):
+            return {}
+        return {field_name: _root(response, args=args, resolve=resolve, action=action)}
 
     def _locale(self, content_type: ContentType) -> dict[str, GraphQLArgument]:
         return {"locale": GraphQLArgument(self.locale_code)} if content_type.localized else {}
@@ -110,42 +119,22 @@ class _Builder:
                     PUBLICATION_STATE, default_value="live"
                 )
             arguments.update(self._locale(content_type))
-            return self._enabled(
-                content_type,
-                "find",
-                {
-                    single: _root(
-                        response,
-                        args=arguments,
-                        resolve=resolvers.find_single,
-                        action="find",
-                    )
-                },
+            return self._generated(
+                content_type, "find", single, response, arguments, resolvers.find_single
             )
-        one = {
-            single: _root(
-                response,
-                args={"id": GraphQLArgument(GraphQLID), **self._locale(content_type)},
-                resolve=resolvers.find_one,
-                action="findOne",
-            )
-        }
-        many = {
-            plural: _root(
-                self.types.collection(content_type),
-                args={
-                    **list_arguments(
-                        self.inputs.filters(content_type), content_type.draft_and_publish
-                    ),
-                    **self._locale(content_type),
-                },
-                resolve=resolvers.find,
-                action="find",
-            )
+        one_arguments = {"id": GraphQLArgument(GraphQLID), **self._locale(content_type)}
+        list_type = self.types.collection(content_type)
+        many_arguments = {
+            **list_arguments(self.inputs.filters(content_type), content_type.draft_and_publish),
+            **self._locale(content_type),
         }
         return {
-            **self._enabled(content_type, "findOne", one),
-            **self._enabled(content_type, "find", many),
+            **self._generated(
+                content_type, "findOne", single, response, one_arguments, resolvers.find_one
+            ),
+            **self._generated(
+                content_type, "find", plural, list_type, many_arguments, resolvers.find
+            ),
         }
 
     def query(self) -> GraphQLObjectType:
@@ -170,45 +159,22 @@ class _Builder:
         data = GraphQLArgument(GraphQLNonNull(self.inputs.input(content_type)))
         required_id = GraphQLArgument(GraphQLNonNull(GraphQLID))
         locale = self._locale(content_type)
+
+        def generated(
+            action: str, args: dict[str, GraphQLArgument], resolve: Any
+        ) -> dict[str, GraphQLField]:
+            """``<action>X`` (``createX``, ``updateX``, ``deleteX``), answering the entry."""
+            return self._generated(content_type, action, f"{action}{name}", response, args, resolve)
+
         if content_type.is_single:
-            update = _root(
-                response,
-                args={"data": data, **locale},
-                resolve=resolvers.update_single,
-                action="update",
-            )
-            delete = _root(
-                response,
-                args=dict(locale),
-                resolve=resolvers.delete_single,
-                action="delete",
-            )
             return {
-                **self._enabled(content_type, "update", {f"update{name}": update}),
-                **self._enabled(content_type, "delete", {f"delete{name}": delete}),
+                **generated("update", {"data": data, **locale}, resolvers.update_single),
+                **generated("delete", dict(locale), resolvers.delete_single),
             }
-        create = _root(
-            response,
-            args={"data": data, **locale},
-            resolve=resolvers.create,
-            action="create",
-        )
-        update = _root(
-            response,
-            args={"id": required_id, "data": data, **locale},
-            resolve=resolvers.update,
-            action="update",
-        )
-        delete = _root(
-            response,
-            args={"id": required_id, **locale},
-            resolve=resolvers.delete,
-            action="delete",
-        )
         return {
-            **self._enabled(content_type, "create", {f"create{name}": create}),
-            **self._enabled(content_type, "update", {f"update{name}": update}),
-            **self._enabled(content_type, "delete", {f"delete{name}": delete}),
+            **generated("create", {"data": data, **locale}, resolvers.create),
+            **generated("update", {"id": required_id, "data": data, **locale}, resolvers.update),
+            **generated("delete", {"id": required_id, **locale}, resolvers.delete),
         }
 
     def _localization_mutations(self) -> dict[str, GraphQLField]:

@@ -10,7 +10,6 @@ shaper, and everything else reads plain dicts.
 from __future__ import annotations
 
 from graphql import (
-    GraphQLArgument,
     GraphQLField,
     GraphQLID,
     GraphQLInt,
@@ -109,9 +108,7 @@ class OutputTypes:
             naming.entity_response_collection_name(model),
             TypeRole("collection", model),
             lambda: {
-                "data": GraphQLField(
-                    GraphQLNonNull(GraphQLList(GraphQLNonNull(self.entity(model))))
-                ),
+                "data": self._entity_list(model),
                 "meta": GraphQLField(GraphQLNonNull(RESPONSE_COLLECTION_META)),
             },
         )
@@ -120,12 +117,12 @@ class OutputTypes:
         return self._object(
             naming.relation_response_collection_name(model),
             TypeRole("relation_collection", model),
-            lambda: {
-                "data": GraphQLField(
-                    GraphQLNonNull(GraphQLList(GraphQLNonNull(self.entity(model))))
-                )
-            },
+            lambda: {"data": self._entity_list(model)},
         )
+
+    def _entity_list(self, model: ContentType) -> GraphQLField:
+        """``data: [XEntity!]!``, the entries of both list types (a root list's, a relation's)."""
+        return GraphQLField(GraphQLNonNull(GraphQLList(GraphQLNonNull(self.entity(model)))))
 
     def zone(self, model: Model, attribute: DynamicZoneAttribute) -> GraphQLUnionType:
         name = naming.dynamic_zone_name(model, attribute.name)
@@ -201,20 +198,22 @@ class OutputTypes:
                     DATETIME, extensions={KEY: AttributeField("scalar", name, "datetime")}
                 )
             if model.localized:
-                fields[LOCALIZATIONS] = GraphQLField(
-                    self.relation_collection(model),
-                    args=self._relation_arguments(model),
-                    extensions={
-                        KEY: AttributeField("localizations", LOCALIZATIONS, "", model.uid, True)
-                    },
-                )
+                tag = AttributeField("localizations", LOCALIZATIONS, "", model.uid, True)
+                fields[LOCALIZATIONS] = self._entries_field(model, tag)
                 fields["locale"] = GraphQLField(
                     GraphQLString, extensions={KEY: AttributeField("scalar", "locale", "string")}
                 )
         return fields
 
-    def _relation_arguments(self, target: ContentType) -> dict[str, GraphQLArgument]:
-        return list_arguments(self.inputs.filters(target), target.draft_and_publish)
+    def _entries_field(self, target: ContentType, tag: AttributeField) -> GraphQLField:
+        """A field answering ``target`` entries (a relation, media, ``localizations``): a
+        to-many one lists them with the list arguments, a to-one answers one entry."""
+        if tag.to_many:
+            arguments = list_arguments(self.inputs.filters(target), target.draft_and_publish)
+            return GraphQLField(
+                self.relation_collection(target), args=arguments, extensions={KEY: tag}
+            )
+        return GraphQLField(self.entity_response(target), extensions={KEY: tag})
 
     def _attribute_field(self, model: Model, attribute: object) -> GraphQLField:
         if isinstance(attribute, ScalarAttribute):
@@ -228,23 +227,11 @@ class OutputTypes:
         if isinstance(attribute, RelationAttribute):
             target = self.registry.content_types[attribute.target]
             tag = AttributeField("relation", attribute.name, "", target.uid, attribute.is_to_many)
-            if attribute.is_to_many:
-                return GraphQLField(
-                    self.relation_collection(target),
-                    args=self._relation_arguments(target),
-                    extensions={KEY: tag},
-                )
-            return GraphQLField(self.entity_response(target), extensions={KEY: tag})
+            return self._entries_field(target, tag)
         if isinstance(attribute, MediaAttribute):
             files = self.registry.content_types[FILE_UID]
             tag = AttributeField("media", attribute.name, "", FILE_UID, attribute.multiple)
-            if attribute.multiple:
-                return GraphQLField(
-                    self.relation_collection(files),
-                    args=self._relation_arguments(files),
-                    extensions={KEY: tag},
-                )
-            return GraphQLField(self.entity_response(files), extensions={KEY: tag})
+            return self._entries_field(files, tag)
         if isinstance(attribute, ComponentAttribute):
             component = self.registry.components[attribute.component]
             tag = AttributeField(

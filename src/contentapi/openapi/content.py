@@ -13,66 +13,71 @@ from contentapi.schema.model import ContentType
 __all__ = ["content_type_paths"]
 
 
+def _entry_operation(
+    content_type: ContentType,
+    models: ModelSchemas,
+    route: str,
+    action: str,
+    summary: str,
+    errors: tuple[int, ...],
+    *,
+    body: str | None = None,
+    description: str | None = None,
+) -> Schema:
+    """A route that answers one entry (every route but the list and the localization one):
+    its id, tag, answer, parameters and permission all follow from the type and the action,
+    so each route states only its summary, errors, body and description."""
+    uid = content_type.uid
+    return operation(
+        summary,
+        f"{route}.{action}",
+        content_type.display_name,
+        ok=json_ok(models.ref(f"{uid}#response")),
+        errors=errors,
+        parameters=entry_parameters(content_type, models.locales),
+        body=json_body(models.ref(f"{uid}#{body}")) if body else None,
+        description=description,
+        permission=f"{uid}.{action}",
+    )
+
+
 def _collection(content_type: ContentType, models: ModelSchemas) -> dict[str, Schema]:
-    uid, plural = content_type.uid, content_type.plural_name
-    tag, name = content_type.display_name, content_type.display_name
-    locales = models.locales
-    entry = entry_parameters(content_type, locales)
-    single = json_ok(models.ref(f"{uid}#response"))
+    uid, plural, name = content_type.uid, content_type.plural_name, content_type.display_name
+
+    def entry(action: str, summary: str, errors: tuple[int, ...], **more: str) -> Schema:
+        return _entry_operation(content_type, models, plural, action, summary, errors, **more)
+
     paths: dict[str, Schema] = {
         f"/api/{plural}": {
             "get": operation(
                 f"List {plural}",
                 f"{plural}.find",
-                tag,
+                name,
                 ok=json_ok(models.ref(f"{uid}#list")),
                 errors=(400,),
-                parameters=list_parameters(content_type, locales),
+                parameters=list_parameters(content_type, models.locales),
                 permission=f"{uid}.find",
             ),
-            "post": operation(
+            "post": entry(
+                "create",
                 f"Create {name}",
-                f"{plural}.create",
-                tag,
-                ok=single,
-                errors=(400, 413),
-                parameters=entry,
-                body=json_body(models.ref(f"{uid}#create")),
+                (400, 413),
+                body="create",
                 description="Published at once unless `publishedAt` is null (a draft).",
-                permission=f"{uid}.create",
             ),
         },
         f"/api/{plural}/{{id}}": {
             "parameters": [path_id()],
-            "get": operation(
-                f"Get {name}",
-                f"{plural}.findOne",
-                tag,
-                ok=single,
-                errors=(400, 404),
-                parameters=entry,
-                permission=f"{uid}.findOne",
-            ),
-            "put": operation(
+            "get": entry("findOne", f"Get {name}", (400, 404)),
+            "put": entry(
+                "update",
                 f"Update {name}",
-                f"{plural}.update",
-                tag,
-                ok=single,
-                errors=(400, 404, 413),
-                parameters=entry,
-                body=json_body(models.ref(f"{uid}#update")),
+                (400, 404, 413),
+                body="update",
                 description="Only the attributes sent change.",
-                permission=f"{uid}.update",
             ),
-            "delete": operation(
-                f"Delete {name}",
-                f"{plural}.delete",
-                tag,
-                ok=single,
-                errors=(400, 404),
-                parameters=entry,
-                description="Answers the deleted entry.",
-                permission=f"{uid}.delete",
+            "delete": entry(
+                "delete", f"Delete {name}", (400, 404), description="Answers the deleted entry."
             ),
         },
     }
@@ -118,42 +123,23 @@ def _localization(content_type: ContentType, models: ModelSchemas, operation_id:
 
 
 def _single(content_type: ContentType, models: ModelSchemas) -> dict[str, Schema]:
-    uid, singular = content_type.uid, content_type.singular_name
-    tag, name = content_type.display_name, content_type.display_name
-    entry = entry_parameters(content_type, models.locales)
-    single = json_ok(models.ref(f"{uid}#response"))
+    singular, name = content_type.singular_name, content_type.display_name
+
+    def entry(action: str, summary: str, errors: tuple[int, ...], **more: str) -> Schema:
+        return _entry_operation(content_type, models, singular, action, summary, errors, **more)
+
     paths: dict[str, Schema] = {
         f"/api/{singular}": {
-            "get": operation(
-                f"Get the {name}",
-                f"{singular}.find",
-                tag,
-                ok=single,
-                errors=(400, 404),
-                parameters=entry,
-                permission=f"{uid}.find",
-            ),
-            "put": operation(
+            "get": entry("find", f"Get the {name}", (400, 404)),
+            "put": entry(
+                "update",
                 f"Create or update the {name}",
-                f"{singular}.update",
-                tag,
-                ok=single,
-                errors=(400, 413),
-                parameters=entry,
-                body=json_body(models.ref(f"{uid}#update")),
+                (400, 413),
+                body="update",
                 description="Creates the entry when there is none (its required attributes "
                 "are then needed).",
-                permission=f"{uid}.update",
             ),
-            "delete": operation(
-                f"Delete the {name}",
-                f"{singular}.delete",
-                tag,
-                ok=single,
-                errors=(400, 404),
-                parameters=entry,
-                permission=f"{uid}.delete",
-            ),
+            "delete": entry("delete", f"Delete the {name}", (400, 404)),
         }
     }
     if content_type.localized:

@@ -9,8 +9,10 @@ all of them, each naming its file and attribute.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import TypeVar
 
 from contentapi.schema.builtin import builtin_types
 from contentapi.schema.custom_fields import CustomFields
@@ -21,9 +23,12 @@ from contentapi.schema.model import Component, ContentType
 from contentapi.schema.model_errors import ModelError, ModelErrors
 from contentapi.schema.reference_rules import check_references
 from contentapi.schema.registry import Registry
-from contentapi.schema.sources import ModelSources, resolve_sources
+from contentapi.schema.sources import ComponentFile, ContentTypeFile, ModelSources, resolve_sources
 
 __all__ = ["load_registry", "resolve_sources"]
+
+_File = TypeVar("_File", bound=ComponentFile | ContentTypeFile)
+_Model = TypeVar("_Model", bound=Component | ContentType)
 
 
 def _read_json(path: Path, errors: list[ModelError]) -> object | None:
@@ -32,6 +37,28 @@ def _read_json(path: Path, errors: list[ModelError]) -> object | None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         errors.append(ModelError(path, None, f"cannot read JSON: {exc}"))
         return None
+
+
+def _parse_files(
+    files: Iterable[_File],
+    parse: Callable[[_File, object], tuple[_Model | None, list[ModelError]]],
+    errors: list[ModelError],
+    broken: dict[str, set[str]],
+) -> list[_Model]:
+    """The models of ``files``, content types and components alike: each file read and
+    parsed, its problems added to ``errors`` and, for a model that parsed, the attributes
+    they name to ``broken`` (left out of the model)."""
+    models: list[_Model] = []
+    for file in files:
+        doc = _read_json(file.path, errors)
+        if doc is None:
+            continue
+        model, problems = parse(file, doc)
+        errors.extend(problems)
+        if model is not None:
+            models.append(model)
+            broken[model.uid] = {p.attribute for p in problems if p.attribute}
+    return models
 
 
 def load_registry(
@@ -50,15 +77,13 @@ def load_registry(
     errors: list[ModelError] = [
         ModelError(file.path, None, file.reason) for file in sources.unreadable
     ]
-    content_types: list[ContentType] = []
-    components: list[Component] = []
     #: per model uid, the attributes reported invalid (left out of the model)
     broken: dict[str, set[str]] = {}
-    for file in sources.content_types:
-        doc = _read_json(file.path, errors)
-        if doc is None:
-            continue
-        content_type, problems = parse_content_type(
+
+    def content_type_of(
+        file: ContentTypeFile, doc: object
+    ) -> tuple[ContentType | None, list[ModelError]]:
+        return parse_content_type(
             doc,
             file.path,
             file.name,
@@ -68,25 +93,12 @@ def load_registry(
             default_table=file.name if strapi else None,
             custom_fields=fields,
         )
-        errors.extend(problems)
-        if content_type is not None:
-            content_types.append(content_type)
-            broken[content_type.uid] = {p.attribute for p in problems if p.attribute}
-    for component_file in sources.components:
-        doc = _read_json(component_file.path, errors)
-        if doc is None:
-            continue
-        component, problems = parse_component(
-            doc,
-            component_file.path,
-            component_file.category,
-            component_file.name,
-            custom_fields=fields,
-        )
-        errors.extend(problems)
-        if component is not None:
-            components.append(component)
-            broken[component.uid] = {p.attribute for p in problems if p.attribute}
+
+    def component_of(file: ComponentFile, doc: object) -> tuple[Component | None, list[ModelError]]:
+        return parse_component(doc, file.path, file.category, file.name, custom_fields=fields)
+
+    content_types = _parse_files(sources.content_types, content_type_of, errors, broken)
+    components = _parse_files(sources.components, component_of, errors, broken)
     builtin, problems = builtin_types(
         read_user_extension(sources.user_extension, errors), custom_fields=fields
     )

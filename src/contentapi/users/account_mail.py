@@ -56,6 +56,21 @@ class AccountMail:
         entry = await self.runtime.entries.find_one(USER_UID, user_id, ReadQuery())
         return None if entry is None else self.runtime.serializer.plain(self.content_type, entry)
 
+    async def _spend_code(
+        self, conn: AsyncConnection, user_id: int, column: str, code: str, values: dict[str, Any]
+    ) -> bool:
+        """Write ``values`` (which clear the code) to the user only while ``column`` still
+        holds ``code``'s digest: of two requests with one code, only one writes; ``False``
+        for the other."""
+        users = self.users
+        used = await conn.execute(
+            users.update()
+            .where(users.c.id == user_id, users.c[column] == stored_digest(code))
+            .values(values)
+            .returning(users.c.id)
+        )
+        return used.first() is not None
+
     async def _user_by_code(self, conn: AsyncConnection, column: str, code: str) -> int | None:
         """The id of the user whose one-time code in ``column`` (``reset_password_token``,
         ``confirmation_token``) is ``code``; ``None`` when no stored digest matches."""
@@ -131,8 +146,6 @@ class AccountMail:
         """
         if password != confirmation:
             raise ValidationError("Passwords do not match")
-        digest = stored_digest(code)
-        users = self.users
         async with self.runtime.database.read() as conn:
             user_id = await self._user_by_code(conn, "reset_password_token", code)
         if user_id is None:
@@ -149,14 +162,8 @@ class AccountMail:
             columns[column] = await asyncio.to_thread(self.runtime.entries.passwords.hash, plain)
         columns["reset_password_token"] = None
         async with self.runtime.database.write() as conn:
-            used = await conn.execute(
-                users.update()
-                .where(users.c.id == user_id, users.c.reset_password_token == digest)
-                .values(columns)
-                .returning(users.c.id)
-            )
-            if used.first() is None:  # used by a concurrent request meanwhile
-                raise ValidationError("Incorrect code provided")
+            if not await self._spend_code(conn, user_id, "reset_password_token", code, columns):
+                raise ValidationError("Incorrect code provided")  # a concurrent request used it
         return user_id
 
     # ------------------------------------------------------------ address confirmation
@@ -186,19 +193,12 @@ class AccountMail:
 
     async def confirm(self, code: str) -> int:
         """Confirm the address whose confirmation code is ``code``; its user id."""
-        digest = stored_digest(code)
-        users = self.users
         async with self.runtime.database.write() as conn:
             user_id = await self._user_by_code(conn, "confirmation_token", code)
             if user_id is None:
                 raise ValidationError("Invalid token")
-            used = await conn.execute(
-                users.update()
-                .where(users.c.id == user_id, users.c.confirmation_token == digest)
-                .values(confirmed=True, confirmation_token=None)
-                .returning(users.c.id)
-            )
-            if used.first() is None:
+            values = {"confirmed": True, "confirmation_token": None}
+            if not await self._spend_code(conn, user_id, "confirmation_token", code, values):
                 raise ValidationError("Invalid token")
         return user_id
 
