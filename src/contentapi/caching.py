@@ -59,10 +59,10 @@ GRAPHQL_PLANS: Final = 1024
 COLUMN_PAIRS: Final = 4096
 #: built relation, component and media statements of the populator (``query/populate/base.py``)
 RELATION_STATEMENTS: Final = 512
-#: built page and count statements of list queries, by shape and values (``entries/service.py``)
+#: built page and count statements of list queries, by shape and values (``entries/reads.py``)
 PAGE_STATEMENTS: Final = 512
 #: built one-entry statements by type, fields and state: a handful per type
-#: (``entries/service.py``)
+#: (``entries/reads.py``)
 ENTRY_STATEMENTS: Final = 1024
 #: statements compiled for asyncpg, by the built statement (``db/driver.py``): the callers above
 #: keep their statements, so this holds as many as they do together, with room

@@ -49,7 +49,7 @@ def test_discard_and_clear():
 
 
 def test_unhashable_keys_raise_type_error_as_a_dictionary_does():
-    """Callers rely on it: a query holding a list is not cached (``entries/service.py``)."""
+    """Callers rely on it: a query holding a list is not cached (``entries/reads.py``)."""
     cache: BoundedCache[object, int] = BoundedCache(2)
     with pytest.raises(TypeError):
         cache.get(["a"])

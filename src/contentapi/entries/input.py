@@ -43,9 +43,7 @@ from contentapi.schema.model import (
 from contentapi.schema.registry import Registry
 from contentapi.values import MAX_JSON_DEPTH, NestingTooDeep, entry_id_of, js_json, parse_value
 
-# ``EntryWrite`` and ``ModelWrite`` stay importable from here: ``entries/service.py`` takes them
-# with ``parse_entry_input``.
-__all__ = ["EntryWrite", "ModelWrite", "parse_entry_input"]
+__all__ = ["parse_entry_input"]
 
 
 def _parse_id(value: Any) -> int | None:

@@ -16,6 +16,7 @@ Each copy bumps the member's ``updatedAt`` (Strapi copies through ``entityServic
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,10 +24,20 @@ from sqlalchemy import Table, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.entries.row_values import row_values
+from contentapi.query.ast import ReadQuery, RelationPopulate
 from contentapi.query.compile import localizations_link
+from contentapi.query.parse import LOCALIZATIONS
+from contentapi.query.populate import Populator
 from contentapi.schema.model import ContentType, ScalarAttribute
 
-__all__ = ["copy_non_localized", "group_ids", "link_group", "non_localized", "shared_columns"]
+__all__ = [
+    "copy_non_localized",
+    "group_ids",
+    "link_group",
+    "non_localized",
+    "shared_columns",
+    "sync_populated_localizations",
+]
 
 
 def non_localized(content_type: ContentType) -> list[ScalarAttribute]:
@@ -128,3 +139,34 @@ async def copy_non_localized(
     await conn.execute(
         table.update().where(table.c.id.in_(wanted)).values(row_values(table, values))
     )
+
+
+async def sync_populated_localizations(
+    conn: AsyncConnection,
+    tables: Any,
+    populator: Populator,
+    content_type: ContentType,
+    entry: dict[str, Any],
+    query: ReadQuery,
+) -> None:
+    """Copy the answer's non-localized values to the localizations the request populates.
+
+    Strapi's entity service reads its update's answer with ``fields`` and ``populate``
+    only, so the localizations it copies to are the populated ones drafts included,
+    whatever ``publicationState`` says; this answer honours it (docs/differences-from-
+    strapi.md), so in ``live`` the targets are read again in ``preview`` (ids only).
+    """
+    node = query.populate.get(LOCALIZATIONS) if content_type.localized else None
+    if not isinstance(node, RelationPopulate) or node.count:
+        return
+    populated = entry.get(LOCALIZATIONS)
+    if query.publication_state != "preview" or populated is None:
+        probe: dict[str, Any] = {"id": entry["id"]}
+        ids_only_node = replace(node, fields=("id",), populate={})
+        await populator.run(conn, content_type, [probe], {LOCALIZATIONS: ids_only_node}, "preview")
+        populated = probe.get(LOCALIZATIONS)
+    if not populated:
+        return
+    targets = [int(member["id"]) for member in populated]
+    columns = shared_columns(content_type, query.fields)
+    await copy_non_localized(conn, tables, content_type, int(entry["id"]), targets, columns)

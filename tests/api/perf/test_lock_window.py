@@ -94,7 +94,7 @@ async def test_updates_of_one_entry_take_turns_in_a_worker(app):
     await _seed(app)
     await app.runtime.entries.create("api::article.article", {"title": "Ink"})
     service = app.runtime.entries
-    original = service._writing
+    original = service.writes.writing
     current: contextvars.ContextVar[int] = contextvars.ContextVar("entry")
     open_now: dict[int, int] = {1: 0, 2: 0}
     most: dict[int, int] = {1: 0, 2: 0}
@@ -122,11 +122,11 @@ async def test_updates_of_one_entry_take_turns_in_a_worker(app):
         body = {"data": {"title": f"Title {n}", "categories": {"connect": [1 + n % 2]}}}
         return await app.client.put(f"/api/articles/{entry_id}", json=body, headers=ADMIN)
 
-    service._writing = counting
+    service.writes.writing = counting
     try:
         answers = await asyncio.gather(*(put(1 + n % 2, n) for n in range(12)))
     finally:
-        service._writing = original
+        service.writes.writing = original
     assert [answer.status_code for answer in answers] == [200] * 12, answers[0].text
     assert most == {1: 1, 2: 1}
     assert len(service.turns) == 0  # nothing kept once the writes are done

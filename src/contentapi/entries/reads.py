@@ -1,0 +1,245 @@
+"""Reads of entries: lists, counts, one entry by id, an entry's nested state.
+
+Entries come back as dicts keyed by attribute name (plus ``id`` and the system attributes)
+holding Python values; each protocol renders them its own way. Private and password
+attributes are never selected, so they cannot leak through any protocol.
+
+Two statement caches live here because reads are the hot path: the page and count statements
+of list queries (by shape and values) and the one-entry statements (by type, fields and state,
+the id bound), so a repeated request skips building them and SQLAlchemy's cache-key walk. The
+writes read their answers back through the same one-entry statements.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, and_, bindparam, func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from contentapi.caching import ENTRY_STATEMENTS, PAGE_STATEMENTS, BoundedCache
+from contentapi.db.engine import Database
+from contentapi.db.tables import ContentTables
+from contentapi.entries.nested import full_populate, ids_only
+from contentapi.entries.totals import TotalsCache
+from contentapi.query.ast import ReadQuery
+from contentapi.query.compile import Compiler
+from contentapi.query.populate import Populator, select_columns
+from contentapi.schema.model import ContentType
+from contentapi.schema.registry import Registry
+
+__all__ = ["Columns", "Entry", "EntryReads", "Page"]
+
+Columns = list[tuple[str, str]]
+
+Entry = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of entries and, unless counting was switched off, the total."""
+
+    entries: list[Entry]
+    total: int | None
+
+
+class EntryReads:
+    """Reads entries of every content type in the registry, keeping the statements it built."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        tables: ContentTables,
+        database: Database,
+        compiler: Compiler,
+        populator: Populator,
+        *,
+        locales: tuple[str, ...],
+    ) -> None:
+        self.registry = registry
+        self.tables = tables
+        self.database = database
+        self.locales = locales
+        self.compiler = compiler
+        self.populator = populator
+        #: built page and count statements by query (``_page_statements``)
+        self._pages: BoundedCache[Any, tuple[Select[Any], Columns, Select[Any], Any]] = (
+            BoundedCache(PAGE_STATEMENTS)
+        )
+        #: list totals per query (PostgreSQL: trusted while the change listener listens)
+        self.totals = TotalsCache()
+        database.after_write.append(self.totals.clear)
+        #: built one-entry statements by type, fields and state (a handful per type)
+        self._by_id: BoundedCache[Any, tuple[Select[Any], Columns]] = BoundedCache(ENTRY_STATEMENTS)
+
+    def content_type(self, uid: str) -> ContentType:
+        """The registered content type ``uid`` names."""
+        return self.registry.content_types[uid]
+
+    def where(self, content_type: ContentType, query: ReadQuery) -> ColumnElement[bool]:
+        """What a query may see: its publication state and locale, then its filters (single
+        types find their entry with it too)."""
+        table = self.tables.entity(content_type.uid)
+        return and_(
+            self.compiler.visible(
+                content_type, table, query.publication_state, query.locale, self.locales[0]
+            ),
+            self.compiler.where(content_type, table, query.filters),
+        )
+
+    def selection(self, content_type: ContentType, query: ReadQuery) -> tuple[Select[Any], Columns]:
+        """The entry columns a query's ``fields`` select, and their ``(column, name)`` pairs."""
+        table = self.tables.entity(content_type.uid)
+        columns = select_columns(content_type, query.fields)
+        return select(*(table.c[column] for column, _ in columns)), columns
+
+    async def entries(
+        self,
+        conn: AsyncConnection,
+        content_type: ContentType,
+        statement: Select[Any],
+        columns: Columns,
+        query: ReadQuery,
+        parameters: dict[str, Any] | None = None,
+        *,
+        kept: bool = False,
+    ) -> list[Entry]:
+        """The entries ``statement`` selects, populated. ``kept``: the statement is one of
+        those kept for reuse (``_pages``, ``_by_id``), which may run through the driver."""
+        # plain rows (tuples in the selected order) are cheaper than mappings
+        names = [name for _, name in columns]
+        if kept:
+            rows = await self.database.kept.rows(conn, statement, parameters)
+        else:
+            rows = (await conn.execute(statement, parameters)).all()
+        entries = [dict(zip(names, row, strict=True)) for row in rows]
+        await self.populator.run(
+            conn, content_type, entries, query.populate, query.publication_state
+        )
+        return entries
+
+    def _page_statements(
+        self, content_type: ContentType, query: ReadQuery
+    ) -> tuple[Select[Any], Columns, Select[Any], Any]:
+        """The page and count statements of a list query, built once per query shape and
+        values (``_pages``): a repeated request skips building them and SQLAlchemy's cache-key
+        walk."""
+        key: tuple[Any, ...] | None = (
+            content_type.uid,
+            query.publication_state,
+            query.locale,
+            query.filters,
+            query.sort,
+            query.fields,
+            query.pagination.limit,
+            query.pagination.offset,
+        )
+        try:
+            found = self._pages.get(key)
+        except TypeError:  # a value that cannot be hashed (a list): built every time
+            found, key = None, None
+        if found is not None:
+            return found
+        table = self.tables.entity(content_type.uid)
+        where = self.where(content_type, query)
+        statement, columns = self.selection(content_type, query)
+        statement = (
+            statement.where(where)
+            .order_by(*self.compiler.order_by(content_type, table, query.sort))
+            .limit(query.pagination.limit)
+            .offset(query.pagination.offset)
+        )
+        count = select(func.count()).select_from(table).where(where)
+        # the count does not depend on the page: its key leaves limit and offset out
+        built = (statement, columns, count, None if key is None else key[:-2])
+        if key is not None:
+            self._pages.put(key, built)
+        return built
+
+    async def find_many(self, uid: str, query: ReadQuery) -> Page:
+        """A page of entries: filtered, sorted, paginated, with fields and populate."""
+        content_type = self.content_type(uid)
+        statement, columns, count, count_key = self._page_statements(content_type, query)
+        total = None
+        generation = self.totals.generation
+        if query.pagination.with_count and count_key is not None:
+            total = self.totals.get(count_key)
+        async with self.database.read() as conn:
+            entries = await self.entries(
+                conn, content_type, statement, columns, query, kept=count_key is not None
+            )
+            if query.pagination.with_count and total is None:
+                total = int((await conn.execute(count)).scalar_one())
+                if count_key is not None:
+                    self.totals.put(count_key, total, generation)
+        return Page(entries, total)
+
+    async def count(self, uid: str, query: ReadQuery) -> int:
+        content_type = self.content_type(uid)
+        table = self.tables.entity(uid)
+        statement = select(func.count()).select_from(table).where(self.where(content_type, query))
+        async with self.database.read() as conn:
+            return int((await conn.execute(statement)).scalar_one())
+
+    async def find_one(self, uid: str, entry_id: int, query: ReadQuery) -> Entry | None:
+        """One entry by id, honouring the publication state (a draft is absent in ``live``)."""
+        async with self.database.read() as conn:
+            return await self.find_by_id(conn, self.content_type(uid), entry_id, query)
+
+    async def find_by_id(
+        self,
+        conn: AsyncConnection,
+        content_type: ContentType,
+        entry_id: int,
+        query: ReadQuery,
+        *,
+        any_state: bool = False,
+    ) -> Entry | None:
+        live = content_type.draft_and_publish and query.publication_state == "live"
+        live = live and not any_state
+        key = (content_type.uid, query.fields, live)
+        found = self._by_id.get(key)
+        if found is None:  # built once per type, fields and state; the id is bound
+            table = self.tables.entity(content_type.uid)
+            where: ColumnElement[bool] = table.c.id == bindparam("entry_id")
+            if live:
+                where = and_(where, table.c.published_at.is_not(None))
+            statement, columns = self.selection(content_type, query)
+            found = self._by_id.put(key, (statement.where(where), columns))
+        statement, columns = found
+        entries = await self.entries(
+            conn, content_type, statement, columns, query, {"entry_id": entry_id}, kept=True
+        )
+        return entries[0] if entries else None
+
+    async def nested_state(self, uid: str, entry_id: int) -> dict[str, Any]:
+        """Everything an entry owns beyond its scalars: related ids (in this side's order),
+        file ids and its component tree (``{}`` when the entry does not exist)."""
+        content_type = self.content_type(uid)
+        query = ReadQuery(
+            publication_state="preview",
+            fields=("id",),
+            populate=full_populate(self.registry, content_type),
+        )
+        async with self.database.read() as conn:
+            entry = await self.find_by_id(conn, content_type, entry_id, query, any_state=True)
+        if entry is None:
+            return {}
+        state = ids_only(self.registry, content_type, entry)
+        state.pop("id", None)
+        return state
+
+    async def read_back_existing(
+        self,
+        conn: AsyncConnection,
+        content_type: ContentType,
+        entry_id: int,
+        query: ReadQuery | None,
+    ) -> Entry:
+        """The written entry as the response shows it (whatever its publication state)."""
+        found = await self.find_by_id(
+            conn, content_type, entry_id, query or ReadQuery(), any_state=True
+        )
+        assert found is not None
+        return found

@@ -1,0 +1,124 @@
+"""Single types: the one entry of a content type (per locale when localized), read, written
+with ``PUT`` (created the first time) and deleted, as Strapi's core single-type service.
+
+Apart from the collection flows because a single type finds its entry by locale, not by id,
+and two first ``PUT``s at once must not make two entries (writers of its table take
+turns: ``Writer.lock``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import func, select
+
+from contentapi.entries.localization import sync_populated_localizations
+from contentapi.entries.reads import Entry, EntryReads
+from contentapi.entries.writes import EntryWrites, hash_passwords
+from contentapi.errors import NotFoundError, ValidationError
+from contentapi.query.ast import ReadQuery
+
+__all__ = ["SingleTypes"]
+
+
+class SingleTypes:
+    """Reads and writes the entry of every single type in the registry."""
+
+    def __init__(self, reads: EntryReads, writes: EntryWrites) -> None:
+        self.reads = reads
+        self.writes = writes
+        self.tables = reads.tables
+        self.database = reads.database
+        self.populator = reads.populator
+        self.content_type = reads.content_type
+        self.writer = writes.writer
+        self.passwords = writes.passwords
+
+    async def find_single(self, uid: str, query: ReadQuery) -> Entry | None:
+        """The entry of a single type (per locale when localized)."""
+        content_type = self.content_type(uid)
+        table = self.tables.entity(uid)
+        statement, columns = self.reads.selection(content_type, query)
+        statement = (
+            statement.where(self.reads.where(content_type, query)).order_by(table.c.id).limit(1)
+        )
+        async with self.database.read() as conn:
+            entries = await self.reads.entries(conn, content_type, statement, columns, query)
+        return entries[0] if entries else None
+
+    async def upsert_single(
+        self,
+        uid: str,
+        data: Any,
+        locale: str | None = None,
+        query: ReadQuery | None = None,
+        *,
+        rest: bool = False,
+    ) -> Entry:
+        """``PUT /api/<single>``: update the single entry, creating it the first time.
+
+        ``rest``: as Strapi's core single-type service (``createOrUpdate``) — with no entry in
+        the locale but one in another, 400 ``singleType.alreadyExists`` (a localization is made
+        with ``POST /api/S/localizations``); the first entry takes the body's ``locale`` or the
+        default one, not the query's; an update copies non-localized values as ``update``
+        with ``sync_populated`` does. Otherwise (GraphQL) the entry is made in ``locale``.
+        """
+        content_type = self.content_type(uid)
+        table = self.tables.entity(uid)
+        async with self.writes.writing(uid) as conn:
+            # Two first PUTs at once must not create two entries of a single type.
+            await self.writer.lock(conn, table.name)
+            where = self.reads.where(
+                content_type, ReadQuery(publication_state="preview", locale=locale)
+            )
+            columns = [table.c.id]
+            if content_type.draft_and_publish:
+                columns.append(table.c.published_at)
+            existing = (
+                await conn.execute(select(*columns).where(where).order_by(table.c.id))
+            ).first()
+            payload = dict(data) if isinstance(data, Mapping) else data
+            if existing is None and rest and content_type.localized:
+                if (await conn.execute(select(func.count()).select_from(table))).scalar():
+                    raise ValidationError("singleType.alreadyExists")
+            elif existing is None and content_type.localized and isinstance(payload, dict):
+                payload.setdefault("locale", locale)
+            was_draft = (
+                existing is not None
+                and content_type.draft_and_publish
+                and existing.published_at is None
+            )
+            write = self.writes.parse(
+                content_type, payload, creating=existing is None, was_draft=was_draft
+            )
+            await hash_passwords(write, self.passwords)
+            if existing is None:
+                entry_id = await self.writer.insert_row(conn, content_type, write)
+                return await self.reads.read_back_existing(conn, content_type, entry_id, query)
+            entry_id = int(existing.id)
+            await self.writer.update_row(conn, content_type, entry_id, write)
+            entry = await self.reads.read_back_existing(conn, content_type, entry_id, query)
+            if rest:
+                await sync_populated_localizations(
+                    conn, self.tables, self.populator, content_type, entry, query or ReadQuery()
+                )
+            return entry
+
+    async def delete_single(
+        self, uid: str, locale: str | None = None, query: ReadQuery | None = None
+    ) -> Entry:
+        content_type = self.content_type(uid)
+        table = self.tables.entity(uid)
+        where = self.reads.where(
+            content_type, ReadQuery(publication_state="preview", locale=locale)
+        )
+        async with self.writes.writing(uid) as conn:
+            existing = (
+                await conn.execute(select(table.c.id).where(where).order_by(table.c.id))
+            ).scalar()
+            if existing is None:
+                raise NotFoundError()
+            entry = await self.reads.read_back_existing(conn, content_type, int(existing), query)
+            await self.writer.delete_rows(conn, content_type, [int(existing)])
+        return entry

@@ -1,0 +1,193 @@
+"""Writes of entries: create, update, delete — one transaction per write.
+
+Also what every write flow shares (single types' and localizations' too): parsing a body into
+a write plan, hashing its passwords off the event loop, the write transaction that turns the
+database's rejections of values into 400s, and the entry's row lock. The answer of a write is
+read back through ``EntryReads``'s one-entry statements, inside the write's transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import DataError, IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from contentapi.auth.passwords import PasswordHasher
+from contentapi.db.engine import Database
+from contentapi.entries.input import parse_entry_input
+from contentapi.entries.localization import sync_populated_localizations
+from contentapi.entries.reads import Entry, EntryReads
+from contentapi.entries.turns import EntryTurns
+from contentapi.entries.write_plan import EntryWrite, ModelWrite
+from contentapi.entries.writer import Writer
+from contentapi.errors import NotFoundError, ValidationError
+from contentapi.query.ast import ReadQuery
+from contentapi.query.populate import select_columns
+from contentapi.schema.builtin import PERMISSION_UID, ROLE_UID, USER_UID
+from contentapi.schema.model import ContentType
+
+__all__ = ["EntryWrites", "hash_passwords"]
+
+#: models whose writes change who may do what (the caller cache is emptied at their commit)
+_CALLER_MODELS = frozenset({USER_UID, ROLE_UID, PERMISSION_UID})
+
+
+class EntryWrites:
+    """Creates, updates and deletes entries of every content type in the registry."""
+
+    def __init__(self, reads: EntryReads, writer: Writer, passwords: PasswordHasher) -> None:
+        self.reads = reads
+        self.registry = reads.registry
+        self.tables = reads.tables
+        self.database = reads.database
+        self.locales = reads.locales
+        self.populator = reads.populator
+        self.content_type = reads.content_type
+        self.writer = writer
+        #: hashes password attributes (bcrypt by default, as Strapi: see ``auth.passwords``)
+        self.passwords = passwords
+        #: updates of one entry queue here, one transaction at a time per worker (turns.py)
+        self.turns = EntryTurns()
+
+    async def create(
+        self, uid: str, data: Any, query: ReadQuery | None = None, *, publish: bool = True
+    ) -> Entry:
+        """Create an entry; answered with ``query``'s fields and populate. ``publish`` false
+        leaves an entry without ``publishedAt`` a draft (GraphQL's ``createX``)."""
+        content_type = self.content_type(uid)
+        write = self.parse(content_type, data, creating=True, publish=publish)
+        await hash_passwords(write, self.passwords)
+        async with self.writing(uid) as conn:
+            entry_id = await self.writer.insert_row(conn, content_type, write)
+            return await self.reads.read_back_existing(conn, content_type, entry_id, query)
+
+    async def update(
+        self,
+        uid: str,
+        entry_id: int,
+        data: Any,
+        query: ReadQuery | None = None,
+        *,
+        sync_populated: bool = False,
+    ) -> Entry:
+        """Update an entry; answered with ``query``'s fields and populate.
+
+        ``sync_populated`` (REST): the non-localized values the answer selects are copied to
+        the localizations it populates, as Strapi's ``syncNonLocalizedAttributes`` does with the
+        entry its REST update returns (``localization.py``); GraphQL's update copies nothing.
+        """
+        content_type = self.content_type(uid)
+        was_draft = False
+        if content_type.draft_and_publish:
+            state = await self._publication_state(content_type, entry_id)
+            if state is None:
+                raise NotFoundError()
+            was_draft = state == "draft"
+        write = self.parse(content_type, data, creating=False, was_draft=was_draft)
+        await hash_passwords(write, self.passwords)
+        query = query or ReadQuery()
+        table = self.tables.entity(uid)
+        columns = select_columns(content_type, query.fields)
+        async with self.turns.turn((uid, entry_id)), self.writing(uid) as conn:
+            row = await self.writer.lock_and_update_row(
+                conn, content_type, entry_id, write, [table.c[column] for column, _ in columns]
+            )
+            if row is None:
+                raise NotFoundError()
+            # the answer: the row the UPDATE returned, populated once every write is done
+            entry = dict(zip([name for _, name in columns], row, strict=True))
+            await self.populator.run(
+                conn, content_type, [entry], query.populate, query.publication_state
+            )
+            if sync_populated:
+                await sync_populated_localizations(
+                    conn, self.tables, self.populator, content_type, entry, query
+                )
+            return entry
+
+    async def delete(self, uid: str, entry_id: int, query: ReadQuery | None = None) -> Entry:
+        content_type = self.content_type(uid)
+        async with self.writing(uid) as conn:
+            if not await self.lock_entry(conn, content_type, entry_id):
+                raise NotFoundError()
+            entry = await self.reads.read_back_existing(conn, content_type, entry_id, query)
+            await self.writer.delete_rows(conn, content_type, [entry_id])
+        return entry
+
+    # --------------------------------------------------------------- helpers
+
+    def parse(
+        self,
+        content_type: ContentType,
+        data: Any,
+        *,
+        creating: bool,
+        was_draft: bool = False,
+        publish: bool = True,
+    ) -> EntryWrite:
+        """A body as the write plan of an entry of ``content_type`` (400 when it is not one)."""
+        return parse_entry_input(
+            content_type,
+            data,
+            registry=self.registry,
+            creating=creating,
+            locales=self.locales,
+            was_draft=was_draft,
+            publish=publish,
+        )
+
+    def writing(self, uid: str) -> AbstractAsyncContextManager[AsyncConnection]:
+        """The transaction of a write to ``uid``'s entries (tests wrap it to watch them)."""
+        return _write_transaction(self.database, changes_callers=uid in _CALLER_MODELS)
+
+    async def lock_entry(
+        self, conn: AsyncConnection, content_type: ContentType, entry_id: int
+    ) -> bool:
+        """Lock an entry's row for this transaction (concurrent writers of one entry queue up
+        and each sees the other's relations); ``False`` when it does not exist."""
+        table = self.tables.entity(content_type.uid)
+        found = await conn.execute(
+            select(table.c.id).where(table.c.id == entry_id).with_for_update()
+        )
+        return found.first() is not None
+
+    async def _publication_state(self, content_type: ContentType, entry_id: int) -> str | None:
+        """``"draft"`` or ``"published"``; ``None`` when the entry does not exist."""
+        table = self.tables.entity(content_type.uid)
+        async with self.database.read() as conn:
+            row = (
+                await conn.execute(select(table.c.published_at).where(table.c.id == entry_id))
+            ).first()
+        if row is None:
+            return None
+        return "draft" if row.published_at is None else "published"
+
+
+async def hash_passwords(write: ModelWrite, hasher: PasswordHasher) -> None:
+    """Hash password values in a worker thread: a slow hash must not stall the event loop."""
+    for model_write in write.walk():
+        for column, plain in model_write.passwords.items():
+            model_write.columns[column] = await asyncio.to_thread(hasher.hash, plain)
+
+
+@asynccontextmanager
+async def _write_transaction(
+    database: Database, *, changes_callers: bool
+) -> AsyncIterator[AsyncConnection]:
+    """A write transaction whose database-level rejections of values become 400s.
+
+    Input validation catches bad values before SQL runs; this is the net for races (a unique
+    index hit by a concurrent writer) so that no client ever sees a 500 for its data.
+    """
+    try:
+        async with database.write(changes_callers=changes_callers) as conn:
+            yield conn
+    except IntegrityError as exc:
+        raise ValidationError("This attribute must be unique") from exc
+    except DataError as exc:
+        raise ValidationError("A value cannot be stored: it is out of range or malformed") from exc
