@@ -4,7 +4,9 @@ Unknown, private or password attributes, unknown operators, filters through medi
 zones and relations the caller may not ``find`` are a 400 (``ValidationError``); a value the
 attribute's type cannot hold is ``InvalidFilterValue`` (the facade orders it among the other
 errors as Strapi does). Deep filters become ``Through`` (an ``EXISTS`` on the related or
-component rows); ``rewrites.py`` then pushes negations down.
+component rows); ``rewrites.py`` then pushes negations down. GraphQL's ``…FiltersInput`` values
+are walked here as they are, in their own spelling (``spelling.py``): one set of rules and
+messages for both protocols, and no re-encoding per request.
 """
 
 from __future__ import annotations
