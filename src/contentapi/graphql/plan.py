@@ -47,7 +47,6 @@ from contentapi.graphql.combinators import (
     value_of,
 )
 from contentapi.graphql.executor import collect_sub_fields, get_argument_values
-from contentapi.graphql.filters import to_rest_filters
 from contentapi.graphql.roles import AttributeField, custom_of, field_of, role_of
 from contentapi.graphql.selection import PlanContext, Selection
 from contentapi.graphql.shape import (
@@ -70,6 +69,7 @@ from contentapi.query.ast import (
     SortKey,
 )
 from contentapi.query.pagination import Window, graphql_window
+from contentapi.query.parse.spelling import GRAPHQL
 from contentapi.schema.model import ContentType, Model, ScalarAttribute
 from contentapi.schema.registry import Registry
 
@@ -92,9 +92,10 @@ class Planner:
         return collect_sub_fields(ctx.schema, ctx.fragments, ctx.variables, parent, nodes)
 
     def filters(self, ctx: PlanContext, model: Model, value: Any) -> Filter | None:
+        """A ``…FiltersInput`` read as it is by REST's one filter parser (GraphQL spelling)."""
         if not value:
             return None
-        return ctx.parser.filters(model, to_rest_filters(self.registry, model, value))
+        return ctx.parser.filters(model, value, spelling=GRAPHQL)
 
     def sort(self, ctx: PlanContext, model: Model, value: Any) -> tuple[SortKey, ...]:
         if not value:

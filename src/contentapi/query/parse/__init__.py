@@ -28,6 +28,7 @@ from contentapi.query.parse.filters import FilterParser
 from contentapi.query.parse.populate import PopulateParser
 from contentapi.query.parse.scope import LOCALIZATIONS, everything
 from contentapi.query.parse.sort import SortParser
+from contentapi.query.parse.spelling import REST, Spelling
 from contentapi.schema.model import ContentType, Model
 from contentapi.schema.registry import Registry
 
@@ -198,9 +199,12 @@ class QueryParser:
         """``fields`` → the scalar names to read, ``None`` for all (``parse/fields.py``)."""
         return parse_fields(model, value)
 
-    def filters(self, model: Model, value: Any, path: str = "filters") -> Filter | None:
-        """``filters`` → a filter tree with negations pushed down (``parse/filters.py``)."""
-        return self._filters.filters(model, value, path)
+    def filters(
+        self, model: Model, value: Any, path: str = "filters", spelling: Spelling = REST
+    ) -> Filter | None:
+        """``filters`` in REST's or GraphQL's ``spelling`` → a filter tree with negations
+        pushed down (``parse/filters.py``)."""
+        return self._filters.filters(model, value, path, spelling)
 
     def sort(self, model: Model, value: Any) -> tuple[SortKey, ...]:
         """``sort`` → sort keys, first direction of a key kept (``parse/sort.py``)."""

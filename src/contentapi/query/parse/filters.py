@@ -4,7 +4,9 @@ Unknown, private or password attributes, unknown operators, filters through medi
 zones and relations the caller may not ``find`` are a 400 (``ValidationError``); a value the
 attribute's type cannot hold is ``InvalidFilterValue`` (the facade orders it among the other
 errors as Strapi does). Deep filters become ``Through`` (an ``EXISTS`` on the related or
-component rows); ``rewrites.py`` then pushes negations down.
+component rows); ``rewrites.py`` then pushes negations down. GraphQL's ``…FiltersInput`` values
+are walked here as they are, in their own spelling (``spelling.py``): one set of rules and
+messages for both protocols, and no re-encoding per request.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from contentapi.query.operators import LOGICAL, OPERATORS, STRING_KINDS, Operato
 from contentapi.query.parse.rewrites import emptiness_of, object_operand, push_not
 from contentapi.query.parse.scope import LOCALIZATIONS, ModelScope
 from contentapi.query.parse.shapes import as_list, indexed
+from contentapi.query.parse.spelling import REST, Spelling
 from contentapi.schema.model import (
     ComponentAttribute,
     ContentType,
@@ -79,48 +82,80 @@ def _json_operand(spec: Operator, value: Any, at: str) -> Any:
 _BLANK_IS_ZERO = frozenset({"integer", "float", "decimal"})
 
 
+def _deep(model: Model, name: str) -> bool:
+    """Whether ``name`` filters through other rows: a relation, a component, the
+    ``localizations`` of a localized type."""
+    if name == LOCALIZATIONS and isinstance(model, ContentType) and model.localized:
+        return True
+    return isinstance(model.attributes.get(name), RelationAttribute | ComponentAttribute)
+
+
+def _conditions(model: Model, node: Mapping[str, Any], spelling: Spelling) -> Mapping[str, Any]:
+    """``node`` without the keys GraphQL reads as no condition at all (a null ``not``, a null
+    relation or component), for ``emptiness_of``: ``{id: {null: true}, not: null}`` is "has no
+    related entry" as ``{id: {null: true}}`` is. (A null ``and``/``or`` is an empty list there,
+    which keeps the form from being one.)"""
+    if not spelling.null_deep_is_nothing or len(node) < 2 or "id" not in node:
+        return node
+    return {
+        key: value
+        for key, value in node.items()
+        if value is not None or not (spelling.logical.get(key) == "$not" or _deep(model, key))
+    }
+
+
 class FilterParser(ModelScope):
     """``filters`` of any model of the registry, for one caller."""
 
     __slots__ = ()
 
-    def filters(self, model: Model, value: Any, path: str = "filters") -> Filter | None:
-        """``filters`` → a filter tree with negations pushed down (see ``push_not``)."""
-        node = self._filters(model, value, path)
+    def filters(
+        self, model: Model, value: Any, path: str = "filters", spelling: Spelling = REST
+    ) -> Filter | None:
+        """``filters`` in ``spelling`` (REST's ``$eq`` or GraphQL's ``eq``) → a filter tree
+        with negations pushed down (see ``push_not``)."""
+        node = self._filters(model, value, path, spelling)
         return push_not(node) if node is not None else None
 
-    def _filters(self, model: Model, value: Any, path: str) -> Filter | None:
+    def _filters(self, model: Model, value: Any, path: str, spelling: Spelling) -> Filter | None:
         if value is None:
             return None
         if isinstance(value, list):  # `filters[0][title]=…`: every item must hold
-            parts = [self._filters(model, item, path) for item in value]
+            parts = [self._filters(model, item, path, spelling) for item in value]
             present = tuple(part for part in parts if part is not None)
             return And(present) if present else None
         if not isinstance(value, Mapping):
             raise ValidationError(f"Invalid {path} parameter: expected an object")
         items: list[Filter] = []
+        logical_names = spelling.logical
         for key, node in value.items():
-            where = f"{path}.{key}"
-            if key in ("$and", "$or"):
-                parts = [self._filters(model, item, where) for item in as_list(node)]
-                present = tuple(part for part in parts if part is not None)
-                if present:
-                    items.append(And(present) if key == "$and" else Or(present))
-            elif key == "$not":
-                inner = self._filters(model, node, where)
-                if inner is not None:
-                    items.append(Not(inner))
-            elif key.startswith("$"):
-                raise invalid_parameter(key)
-            else:
-                condition = self.attribute_filter(model, key, node, where)
+            logical = logical_names.get(key)
+            if logical is None:  # an attribute
+                if key.startswith("$"):
+                    raise invalid_parameter(key)
+                if node is None and spelling.null_deep_is_nothing and _deep(model, key):
+                    continue  # GraphQL's `{tags: null}`
+                condition = self.attribute_filter(model, key, node, f"{path}.{key}", spelling)
                 if condition is not None:
                     items.append(condition)
+                continue
+            where = f"{path}.{logical}"  # messages name the REST key in both spellings
+            if logical == "$not":
+                inner = self._filters(model, node, where, spelling)
+                if inner is not None:
+                    items.append(Not(inner))
+            else:
+                parts = [self._filters(model, item, where, spelling) for item in as_list(node)]
+                present = tuple(part for part in parts if part is not None)
+                if present:
+                    items.append(And(present) if logical == "$and" else Or(present))
         if not items:
             return None
         return items[0] if len(items) == 1 else And(tuple(items))
 
-    def attribute_filter(self, model: Model, name: str, node: Any, where: str) -> Filter | None:
+    def attribute_filter(
+        self, model: Model, name: str, node: Any, where: str, spelling: Spelling = REST
+    ) -> Filter | None:
         """The condition on attribute ``name``; ``None`` for an empty one (``{}``, or only
         empty ``$and``/``$or``/``$not``): Strapi leaves it out, as if it were not there —
         GraphQL's ``{tags: {}}`` and ``{title: {}}`` filter nothing (qs never yields ``{}``)."""
@@ -129,7 +164,7 @@ class FilterParser(ModelScope):
             # The spec's filter rule 3: no filters through media or dynamic zones.
             raise invalid_parameter(name)
         if name == LOCALIZATIONS and isinstance(model, ContentType) and model.localized:
-            return self._through(model, name, model, node, where)
+            return self._through(model, name, model, node, where, spelling)
         if isinstance(attribute, RelationAttribute | ComponentAttribute):
             if attribute.private or not self._readable(attribute):
                 raise invalid_parameter(name)
@@ -138,17 +173,21 @@ class FilterParser(ModelScope):
                 if isinstance(attribute, RelationAttribute)
                 else self.registry.components[attribute.component]
             )
-            return self._through(model, name, target, node, where)
+            return self._through(model, name, target, node, where, spelling)
         field = scalar_field(model, name)
         if field is None:
             raise invalid_parameter(name)
-        if not isinstance(node, Mapping):
+        if not isinstance(node, Mapping):  # GraphQL's `{title: null}` too: `title IS NULL`
             return self._comparison(field.column, field.kind, "$eq", node, where)
-        node = {op: value for op, value in node.items() if not object_operand(op, value)}
+        node = {
+            op: value
+            for op, value in spelling.rest_operators(node).items()
+            if not object_operand(op, value)
+        }
         conditions: list[Filter] = []
         for operator, value in node.items():
             if operator in LOGICAL:
-                logical = self._logical_on_field(model, name, operator, value, where)
+                logical = self._logical_on_field(model, name, operator, value, where, spelling)
                 if logical is not None:
                     conditions.append(logical)
                 continue
@@ -158,32 +197,33 @@ class FilterParser(ModelScope):
         return conditions[0] if len(conditions) == 1 else And(tuple(conditions))
 
     def _logical_on_field(
-        self, model: Model, name: str, operator: str, value: Any, where: str
+        self, model: Model, name: str, operator: str, value: Any, where: str, spelling: Spelling
     ) -> Filter | None:
         """``filters[title][$not][$eq]=x``. Strapi 4.25 has no attribute-level ``$and`` or
         ``$or`` (``filters[title][$or][0]=x`` and GraphQL's ``title: {or: [...]}`` are a 500,
         "Undefined attribute level operator $or"): bad input, so a 400 here."""
         if operator == "$not":
-            inner = self.attribute_filter(model, name, value, f"{where}.$not")
+            inner = self.attribute_filter(model, name, value, f"{where}.$not", spelling)
             return None if inner is None else Not(inner)
         raise ValidationError(f"Undefined attribute level operator {operator}")
 
     def _through(
-        self, model: Model, name: str, target: Model, node: Any, where: str
+        self, model: Model, name: str, target: Model, node: Any, where: str, spelling: Spelling
     ) -> Filter | None:
         """A deep filter through a relation or a component: an ``EXISTS`` on ``target``."""
         if not isinstance(node, Mapping):
             # `filters[author]=3` / `filters[categories][0]=1`: the related entries' ids.
             node = {"id": {"$eq": node}}
+            spelling = REST
         operators = {k: v for k, v in node.items() if k.startswith("$") and k not in LOGICAL}
         if operators:  # `filters[author][$eq]=3`, `filters[categories][$in][0]=1`
             node = {**{k: v for k, v in node.items() if k not in operators}, "id": operators}
-        emptiness = emptiness_of(node)
+        emptiness = emptiness_of(_conditions(target, node, spelling), spelling)
         if emptiness is not None:
             # `[author][$null]=true`, `[categories][id][$null]=true`: Strapi's LEFT JOIN finds
             # the entries without any related entry (or, negated, with at least one).
             return Through(model.uid, name, target.uid, None, negated=emptiness)
-        inner = self._filters(target, node, where)
+        inner = self._filters(target, node, where, spelling)
         if inner is None:  # `{tags: {}}`: no condition at all, not "has a related entry"
             return None
         return Through(model.uid, name, target.uid, inner)

@@ -21,6 +21,7 @@ from contentapi.query.ast import And, Comparison, Filter, Not, Or, Through
 from contentapi.query.coerce import loose_boolean
 from contentapi.query.operators import LOGICAL
 from contentapi.query.parse.shapes import indexed
+from contentapi.query.parse.spelling import Spelling
 
 __all__ = ["emptiness_of", "object_operand", "push_not"]
 
@@ -89,12 +90,13 @@ def _on_missing_row(node: Filter) -> bool | None:
     return node.negated if node.filter is None else False
 
 
-def emptiness_of(node: Mapping[str, Any]) -> bool | None:
-    """For ``{"id": {"$null": flag}}`` / ``{"id": {"$notNull": flag}}`` alone: whether the
-    entry must have no related entry (``True``) or some (``False``); else ``None``."""
+def emptiness_of(node: Mapping[str, Any], spelling: Spelling) -> bool | None:
+    """For ``{"id": {"$null": flag}}`` / ``{"id": {"$notNull": flag}}`` alone (GraphQL's
+    ``null``/``notNull``): whether the entry must have no related entry (``True``) or some
+    (``False``); else ``None``."""
     if set(node) != {"id"} or not isinstance(node["id"], Mapping) or len(node["id"]) != 1:
         return None
     ((operator, flag),) = node["id"].items()
-    if operator not in ("$null", "$notNull"):
+    if operator != spelling.null and operator != spelling.not_null:
         return None
-    return loose_boolean(flag) == (operator == "$null")
+    return loose_boolean(flag) == (operator == spelling.null)
