@@ -37,6 +37,7 @@ from contentapi.schema.model import (
     ScalarAttribute,
 )
 from contentapi.schema.registry import Registry
+from contentapi.schema.type_names import type_name
 
 __all__ = ["FILTER_OPERATORS", "InputTypes", "scalar_type"]
 
@@ -174,7 +175,7 @@ class InputTypes:
         found = self._zones.get(name)
         if found is None:
             components = {
-                naming.type_name(self.registry.components[uid]): uid for uid in attribute.components
+                type_name(self.registry.components[uid]): uid for uid in attribute.components
             }
             found = dynamic_zone_input(name, components)
             self._zones[name] = found

@@ -34,6 +34,7 @@ from contentapi.graphql.users import UsersPermissionsFields
 from contentapi.schema.builtin import FILE_UID, FOLDER_UID, ROLE_UID, USER_UID
 from contentapi.schema.model import ContentType
 from contentapi.schema.registry import Registry
+from contentapi.schema.type_names import type_name
 from contentapi.upload.service import UploadService
 
 __all__ = ["SchemaOptions", "build_schema"]
@@ -165,7 +166,7 @@ class _Builder:
     def _mutations_of(self, content_type: ContentType) -> dict[str, GraphQLField]:
         actions = UPLOAD_ACTIONS if content_type.uid == FILE_UID else None
         resolvers = ContentTypeResolvers(content_type, actions)
-        name = naming.type_name(content_type)
+        name = type_name(content_type)
         response = self.types.entity_response(content_type)
         data = GraphQLArgument(GraphQLNonNull(self.inputs.input(content_type)))
         required_id = GraphQLArgument(GraphQLNonNull(GraphQLID))
@@ -219,7 +220,7 @@ class _Builder:
             if not self.switches.of(content_type.uid).generates("createLocalization"):
                 continue
             resolvers = ContentTypeResolvers(content_type)
-            fields[f"create{naming.type_name(content_type)}Localization"] = _root(
+            fields[f"create{type_name(content_type)}Localization"] = _root(
                 self.types.entity_response(content_type),
                 args={
                     "id": GraphQLArgument(GraphQLID),

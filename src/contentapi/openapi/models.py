@@ -3,16 +3,16 @@
 (relation write forms, file references, pagination, the error shape).
 
 Names follow Strapi's (``Article``, ``ComponentSharedSeo``, ``UsersPermissionsUser`` —
-``graphql/naming.py``) with a suffix per shape: ``ArticleEntry``, ``ArticleAttributes``,
+``schema/type_names.py``) with a suffix per shape: ``ArticleEntry``, ``ArticleAttributes``,
 ``ArticleResponse``, ``ArticleListResponse``, ``ArticleRequest``, ``ArticleCreateRequest``.
 """
 
 from __future__ import annotations
 
-from contentapi.graphql.naming import type_name
 from contentapi.openapi.attributes import Schema, input_schema, output_schema
 from contentapi.schema.model import Component, ContentType, Model, ScalarAttribute
 from contentapi.schema.registry import Registry
+from contentapi.schema.type_names import type_name
 
 __all__ = ["ModelSchemas", "ref_to"]
 
