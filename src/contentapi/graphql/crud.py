@@ -155,7 +155,7 @@ class ContentTypeResolvers:
         ctx: GraphQLContext = info.context
         self._authorize(ctx, "find")
         plan = self._list_plan(info, args)
-        page = await ctx.runtime.entries.find_many(self.uid, plan.query)
+        page = await ctx.services.entries.find_many(self.uid, plan.query)
         return await self._respond(
             info, plan.selection, Page(page.entries, page.total, plan.window)
         )
@@ -168,7 +168,7 @@ class ContentTypeResolvers:
         entry = None
         if wanted is not None:  # Strapi's findOne also answers drafts
             query = self._entry_query(selection, publication_state="preview")
-            entry = await ctx.runtime.entries.find_one(self.uid, wanted, query)
+            entry = await ctx.services.entries.find_one(self.uid, wanted, query)
         return await self._respond(info, selection, entry)
 
     async def find_single(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
@@ -180,7 +180,7 @@ class ContentTypeResolvers:
             publication_state=args.get("publicationState") or "live",
             locale=args.get("locale"),
         )
-        entry = await ctx.runtime.entries.find_single(self.uid, query)
+        entry = await ctx.services.entries.find_single(self.uid, query)
         return await self._respond(info, selection, entry)
 
     # ------------------------------------------------------------ mutations
@@ -192,7 +192,7 @@ class ContentTypeResolvers:
         data = self._with_locale(input_data(args.get("data")), args.get("locale"))
         query = self._entry_query(selection, publication_state="preview")
         # GraphQL creates drafts unless publishedAt is given (REST POST publishes).
-        entry = await ctx.runtime.entries.create(self.uid, data, query, publish=False)
+        entry = await ctx.services.entries.create(self.uid, data, query, publish=False)
         return await self._respond(info, selection, entry)
 
     async def update(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
@@ -205,7 +205,7 @@ class ContentTypeResolvers:
         if wanted is not None:
             data = input_data(args.get("data"))
             try:
-                entry = await ctx.runtime.entries.update(self.uid, wanted, data, query)
+                entry = await ctx.services.entries.update(self.uid, wanted, data, query)
             except NotFoundError:
                 entry = None  # Strapi answers {data: null}
         return await self._respond(info, selection, entry)
@@ -219,7 +219,7 @@ class ContentTypeResolvers:
         entry = None
         if wanted is not None:
             try:
-                entry = await ctx.runtime.entries.delete(self.uid, wanted, query)
+                entry = await ctx.services.entries.delete(self.uid, wanted, query)
             except NotFoundError:
                 entry = None
         return await self._respond(info, selection, entry)
@@ -231,7 +231,7 @@ class ContentTypeResolvers:
         locale = args.get("locale")
         query = self._entry_query(selection, publication_state="preview", locale=locale)
         data = input_data(args.get("data"))
-        entry = await ctx.runtime.entries.upsert_single(self.uid, data, locale, query)
+        entry = await ctx.services.entries.upsert_single(self.uid, data, locale, query)
         return await self._respond(info, selection, entry)
 
     async def delete_single(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
@@ -241,7 +241,7 @@ class ContentTypeResolvers:
         locale = args.get("locale")
         query = self._entry_query(selection, publication_state="preview", locale=locale)
         try:
-            entry = await ctx.runtime.entries.delete_single(self.uid, locale, query)
+            entry = await ctx.services.entries.delete_single(self.uid, locale, query)
         except NotFoundError:
             entry = None
         return await self._respond(info, selection, entry)
@@ -261,5 +261,5 @@ class ContentTypeResolvers:
         if args.get("locale") is not None:
             body["locale"] = args["locale"]
         query = self._entry_query(selection, publication_state="preview")
-        entry = await ctx.runtime.entries.create_localization(self.uid, wanted, body, query)
+        entry = await ctx.services.entries.create_localization(self.uid, wanted, body, query)
         return await self._respond(info, selection, entry)

@@ -36,14 +36,11 @@ from contentapi.graphql.types import OutputTypes
 from contentapi.query.ast import ReadQuery, RelationPopulate
 from contentapi.schema.builtin import ROLE_UID, USER_UID
 from contentapi.schema.registry import Registry
-from contentapi.users.account_mail import AccountMail
 from contentapi.users.auth_bodies import (
     confirmation_query,
     forgot_password_body,
     reset_password_body,
 )
-from contentapi.users.roles import RolesService
-from contentapi.users.service import UsersService
 from contentapi.users.validation import validate_create_body
 
 __all__ = ["UsersPermissionsFields"]
@@ -115,7 +112,7 @@ def _client(info: GraphQLResolveInfo) -> str:
 
 
 class UsersPermissionsFields:
-    """Builds the plugin's root fields; resolvers use the runtime found in the context."""
+    """Builds the plugin's root fields; resolvers use the services found in the context."""
 
     def __init__(self, registry: Registry, types: OutputTypes, limiter: RateLimiter | None):
         self.registry = registry
@@ -135,7 +132,7 @@ class UsersPermissionsFields:
         if ctx.actor.user_id is None:
             raise PlainResolverError("Authentication requested")  # Strapi: a plain Error
         query = ReadQuery(populate={"role": RelationPopulate()})
-        user = await UsersService(ctx.runtime).user(ctx.actor.user_id, query)
+        user = await ctx.services.users.user(ctx.actor.user_id, query)
         return None if user is None else _me_value(user)
 
     # ------------------------------------------------------------ mutations
@@ -225,13 +222,13 @@ class UsersPermissionsFields:
         await self._limit(info, "/api/auth/local", input)
         if input.get("provider", "local") != "local":
             raise ValidationError("Only the local provider is available")
-        jwt, user = await UsersService(ctx.runtime).login(input)
+        jwt, user = await ctx.services.users.login(input)
         return await self._payload(ctx, jwt, int(user["id"]))
 
     async def register(self, _parent: Any, info: GraphQLResolveInfo, input: dict) -> Any:
         ctx: GraphQLContext = info.context
         await self._limit(info, "/api/auth/local/register", input)
-        jwt, user = await UsersService(ctx.runtime).register(input)
+        jwt, user = await ctx.services.users.register(input)
         return await self._payload(ctx, jwt, int(user["id"]))
 
     async def change_password(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
@@ -240,12 +237,12 @@ class UsersPermissionsFields:
         if ctx.actor.user_id is None:
             raise ForbiddenError("Forbidden access")
         await self._limit(info, "/api/auth/change-password", {})
-        jwt, _ = await UsersService(ctx.runtime).change_password(ctx.actor.user_id, args)
+        jwt, _ = await ctx.services.users.change_password(ctx.actor.user_id, args)
         return await self._payload(ctx, jwt, ctx.actor.user_id)
 
     async def _payload(self, ctx: GraphQLContext, jwt: str | None, user_id: int) -> dict[str, Any]:
         query = ReadQuery(populate={"role": RelationPopulate()})
-        user = await UsersService(ctx.runtime).user(user_id, query)
+        user = await ctx.services.users.user(user_id, query)
         assert user is not None
         return {"jwt": jwt, "user": _me_value(user)}
 
@@ -253,22 +250,22 @@ class UsersPermissionsFields:
         ctx: GraphQLContext = info.context
         body = {"email": email}
         await self._limit(info, "/api/auth/forgot-password", body)
-        await AccountMail(ctx.runtime).forgot_password(forgot_password_body(body))
+        await ctx.services.mail.forgot_password(forgot_password_body(body))
         return {"ok": True}
 
     async def reset_password(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
         ctx: GraphQLContext = info.context
         await self._limit(info, "/api/auth/reset-password", {})
-        user_id = await AccountMail(ctx.runtime).reset_password(*reset_password_body(args))
-        return await self._payload(ctx, UsersService(ctx.runtime).issue(user_id), user_id)
+        user_id = await ctx.services.mail.reset_password(*reset_password_body(args))
+        return await self._payload(ctx, ctx.services.users.issue(user_id), user_id)
 
     async def email_confirmation(
         self, _parent: Any, info: GraphQLResolveInfo, confirmation: str
     ) -> Any:
         ctx: GraphQLContext = info.context
         code = confirmation_query({"confirmation": confirmation})
-        user_id = await AccountMail(ctx.runtime).confirm(code)
-        return await self._payload(ctx, UsersService(ctx.runtime).issue(user_id), user_id)
+        user_id = await ctx.services.mail.confirm(code)
+        return await self._payload(ctx, ctx.services.users.issue(user_id), user_id)
 
     # ------------------------------------------------------------ user and role CRUD
 
@@ -279,7 +276,7 @@ class UsersPermissionsFields:
         query = ReadQuery(fields=tuple(selection.fields), populate=selection.populate)
         body = input_data(data)
         validate_create_body(body)  # Strapi's GraphQL runs the REST controller's checks
-        entry = await UsersService(ctx.runtime).create(body, query)
+        entry = await ctx.services.users.create(body, query)
         return await self.users_crud._respond(info, selection, entry)
 
     async def update_user(self, _parent: Any, info: GraphQLResolveInfo, id: str, data: dict) -> Any:
@@ -290,7 +287,7 @@ class UsersPermissionsFields:
         wanted = entry_id(id)
         if wanted is None:
             raise NotFoundError("User not found")
-        entry = await UsersService(ctx.runtime).update(wanted, input_data(data), query)
+        entry = await ctx.services.users.update(wanted, input_data(data), query)
         return await self.users_crud._respond(info, selection, entry)
 
     async def delete_user(self, _parent: Any, info: GraphQLResolveInfo, id: str) -> Any:
@@ -301,7 +298,7 @@ class UsersPermissionsFields:
         wanted = entry_id(id)
         if wanted is None:
             raise NotFoundError("User not found")
-        entry = await ctx.runtime.entries.delete(USER_UID, wanted, query)
+        entry = await ctx.services.entries.delete(USER_UID, wanted, query)
         return await self.users_crud._respond(info, selection, entry)
 
     @staticmethod
@@ -321,7 +318,7 @@ class UsersPermissionsFields:
     async def create_role(self, _parent: Any, info: GraphQLResolveInfo, data: dict) -> Any:
         ctx: GraphQLContext = info.context
         ctx.authorize(f"{ROLE_UID}.createRole")
-        await RolesService(ctx.runtime).create(self._role_body(data))
+        await ctx.services.roles.create(self._role_body(data))
         return {"ok": True}
 
     async def update_role(self, _parent: Any, info: GraphQLResolveInfo, id: str, data: dict) -> Any:
@@ -330,7 +327,7 @@ class UsersPermissionsFields:
         wanted = entry_id(id)
         if wanted is None:
             raise NotFoundError("Role not found")
-        await RolesService(ctx.runtime).update(wanted, self._role_body(data))
+        await ctx.services.roles.update(wanted, self._role_body(data))
         return {"ok": True}
 
     async def delete_role(self, _parent: Any, info: GraphQLResolveInfo, id: str) -> Any:
@@ -339,5 +336,5 @@ class UsersPermissionsFields:
         wanted = entry_id(id)
         if wanted is None:
             raise NotFoundError("Role not found")
-        await RolesService(ctx.runtime).delete(wanted)
+        await ctx.services.roles.delete(wanted)
         return {"ok": True}
