@@ -83,6 +83,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
         redoc_url=None,
         openapi_url=None,
     )
+    # for the tests and tools that reach into a running app; no route reads it
     app.state.runtime = runtime
     install_error_handlers(app)
     # First: most requests are content requests, and FastAPI tries the routers in this order
