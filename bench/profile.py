@@ -42,7 +42,7 @@ PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("database driver", "db/driver.py", ("rows", "mappings")),
     ("finding entries (driver included)", "entries/service.py", ("find_many", "find_one")),
     ("serializing", "entries/serialize.py", ("entries", "entry")),
-    ("JSON encoding", "rest/responses.py", ("render",)),
+    ("JSON encoding", "http/responses.py", ("render",)),
 )
 
 

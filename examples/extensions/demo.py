@@ -48,11 +48,11 @@ async def clean_search(
 
 
 async def article_count(parent: Any, info: Any, search: str | None = None) -> int:
-    runtime = info.context.runtime
-    content_type = runtime.registry.content_types[ARTICLE]
+    services = info.context.services
+    content_type = services.registry.content_types[ARTICLE]
     params: dict[str, Any] = {"filters": {"title": {"$containsi": search}}} if search else {}
-    query = runtime.query_parser.read_query(content_type, params)
-    return await runtime.entries.count(ARTICLE, query)
+    query = services.query_parser.read_query(content_type, params)
+    return await services.entries.count(ARTICLE, query)
 
 
 def word_count(parent: dict[str, Any], info: Any) -> int | None:

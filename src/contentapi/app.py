@@ -6,26 +6,37 @@ import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from contentapi import __version__
+from contentapi.auth.deps import CallerResolver
+from contentapi.auth.ratelimit import RateLimiter
 from contentapi.config import Settings
 from contentapi.extensions import load_extensions
-from contentapi.graphql import build_graphql
+from contentapi.graphql import build_graphql, customized_schema
+from contentapi.graphql.context import GraphQLServices
 from contentapi.health import build_health_router
+from contentapi.http.errors import CatchAllMiddleware, install_error_handlers
+from contentapi.http.limits import RequestLimitsMiddleware
+from contentapi.http.security_headers import SecurityHeadersMiddleware
 from contentapi.i18n.routes import build_i18n_router
 from contentapi.index import build_index_router
 from contentapi.openapi import build_documentation_router
-from contentapi.rest.errors import CatchAllMiddleware, install_error_handlers
-from contentapi.rest.limits import RequestLimitsMiddleware
+from contentapi.rest.handlers import ContentServices
 from contentapi.rest.router import build_content_router
-from contentapi.rest.security_headers import SecurityHeadersMiddleware
 from contentapi.runtime import Runtime
-from contentapi.upload.routes import UploadsStatic, build_upload_router
-from contentapi.users.routes import build_users_router
+from contentapi.schema.builtin import FILE_UID, USER_UID
+from contentapi.upload.routes import UploadServices, UploadsStatic, build_upload_router
+from contentapi.upload.service import UploadService
+from contentapi.users.account_mail import AccountMail
+from contentapi.users.flows import AuthFlows
+from contentapi.users.roles import RolesService
+from contentapi.users.routes import UsersServices, build_users_router
+from contentapi.users.service import UsersService
 
 __all__ = ["create_app", "create_server_app"]
 
@@ -49,6 +60,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     settings = settings or Settings()
     runtime = Runtime.build(settings)
     extensions = load_extensions(settings, runtime.registry, runtime)
+    services = _Services.build(runtime)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -72,22 +84,24 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
         redoc_url=None,
         openapi_url=None,
     )
+    # for the tests and tools that reach into a running app; no route reads it
     app.state.runtime = runtime
     install_error_handlers(app)
     # First: most requests are content requests, and FastAPI tries the routers in this order
     # (every route of each router before, twice per request). Nothing else can be shadowed:
     # content paths are /api/<plural or singular name>, and the names the other routers use
     # under /api are reserved (schema/document_rules.py).
-    app.include_router(build_content_router(runtime.registry))
-    app.include_router(build_health_router())
+    app.include_router(build_content_router(runtime.registry, services.content))
+    app.include_router(build_health_router(runtime.database))
     if settings.documentation_enabled:
         app.include_router(build_documentation_router(runtime.registry, settings))
     app.include_router(build_index_router(settings))
-    app.include_router(build_users_router(runtime))
-    app.include_router(build_upload_router(runtime))
-    app.include_router(build_i18n_router(runtime))
+    app.include_router(build_users_router(services.users))
+    app.include_router(build_upload_router(services.upload))
+    app.include_router(build_i18n_router(services.callers, runtime.database))
     if settings.graphql_enabled:
-        app.include_router(build_graphql(runtime, extensions))
+        customized = customized_schema(settings, runtime.registry, services.uploads, extensions)
+        app.include_router(build_graphql(settings, customized, services.callers, services.graphql))
     if settings.upload_provider == "local":  # S3 objects are served by their bucket (or CDN)
         settings.uploads_dir.mkdir(parents=True, exist_ok=True)
         app.mount("/uploads", UploadsStatic(directory=settings.uploads_dir), name="uploads")
@@ -96,7 +110,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.add_middleware(
         RequestLimitsMiddleware,
         body_limit=settings.body_limit,
-        # the upload routes (REST and GraphQL) count their own, at most this
+        # GraphQL's multipart limit; REST's upload route holds its own, lower (``hold_body_to``)
         multipart_limit=settings.upload_max_size + 1024 * 1024,
         query_string_limit=settings.query_string_limit,
     )
@@ -117,3 +131,75 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
         # a configured proxy; `serve` runs uvicorn with its own proxy handling off.
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxy_list)
     return app
+
+
+@dataclass(frozen=True)
+class _Services:
+    """Every service a protocol surface uses, each built once from the runtime: the routers
+    and GraphQL's resolvers receive the ones they use, never the runtime."""
+
+    callers: CallerResolver
+    uploads: UploadService
+    content: ContentServices
+    users: UsersServices
+    upload: UploadServices
+    graphql: GraphQLServices
+
+    @classmethod
+    def build(cls, runtime: Runtime) -> _Services:
+        settings = runtime.settings
+        database, tables, registry = runtime.database, runtime.tables, runtime.registry
+        entries, parser, serializer = runtime.entries, runtime.query_parser, runtime.serializer
+        callers = CallerResolver(
+            database, tables, runtime.secrets, runtime.caller_cache, runtime.token_usage
+        )
+        uploads = UploadService(
+            database, tables, registry, entries, runtime.storage, settings.upload_max_size
+        )
+        limiter = RateLimiter(
+            database, settings.auth_rate_limit_max, settings.auth_rate_limit_seconds
+        )
+        mail = AccountMail(
+            database, tables, registry, entries, serializer, settings, runtime.outbox
+        )
+        users = UsersService(database, tables, registry, entries, settings, runtime.secrets, mail)
+        roles = RolesService(database, tables, registry)
+        flows = AuthFlows(users, mail, limiter)
+        return cls(
+            callers=callers,
+            uploads=uploads,
+            content=ContentServices(callers, entries, parser, serializer),
+            users=UsersServices(
+                callers=callers,
+                users=users,
+                flows=flows,
+                roles=roles,
+                entries=entries,
+                query_parser=parser,
+                serializer=serializer,
+                user_type=registry.content_types[USER_UID],
+                max_limit=settings.rest_max_limit,
+            ),
+            upload=UploadServices(
+                callers=callers,
+                uploads=uploads,
+                registry=registry,
+                database=database,
+                tables=tables,
+                entries=entries,
+                query_parser=parser,
+                serializer=serializer,
+                file_type=registry.content_types[FILE_UID],
+                max_size=settings.upload_max_size,
+                max_limit=settings.rest_max_limit,
+            ),
+            graphql=GraphQLServices(
+                registry=registry,
+                database=database,
+                entries=entries,
+                query_parser=parser,
+                users=users,
+                flows=flows,
+                roles=roles,
+            ),
+        )

@@ -10,7 +10,7 @@ ones this code expects (``alembic_version`` at the newest revision); otherwise 5
 one small statement under a time limit, so a database that hangs makes the instance not ready
 instead of making the probe hang.
 
-    app.include_router(build_health_router())
+    app.include_router(build_health_router(runtime.database))
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from sqlalchemy import text
 from starlette.responses import Response
 
+from contentapi.db.engine import Database
 from contentapi.db.sync import head_revision
 from contentapi.errors import ServiceUnavailableError
-from contentapi.rest.errors import error_response
-from contentapi.rest.responses import OrjsonResponse
-from contentapi.runtime import Runtime
+from contentapi.http.errors import error_response
+from contentapi.http.responses import OrjsonResponse
 
 __all__ = ["READY_TIMEOUT", "build_health_router", "readiness_problem"]
 
@@ -38,16 +38,16 @@ READY_TIMEOUT = 3.0
 _STRAPI_HEADER = {"strapi": "You are so French!"}
 
 
-async def _current_revision(runtime: Runtime) -> str | None:
-    async with runtime.database.read() as conn:
+async def _current_revision(database: Database) -> str | None:
+    async with database.read() as conn:
         result = await conn.execute(text("SELECT version_num FROM alembic_version"))
         return result.scalar()
 
 
-async def readiness_problem(runtime: Runtime, timeout: float = READY_TIMEOUT) -> str | None:
+async def readiness_problem(database: Database, timeout: float = READY_TIMEOUT) -> str | None:
     """Why this instance cannot serve now, or ``None`` when it can."""
     try:
-        revision = await asyncio.wait_for(_current_revision(runtime), timeout)
+        revision = await asyncio.wait_for(_current_revision(database), timeout)
     except Exception as error:  # unreachable, refused, timed out, no alembic_version table …
         log.warning("not ready: the database does not answer: %r", error)
         return "The database is unavailable"
@@ -57,7 +57,7 @@ async def readiness_problem(runtime: Runtime, timeout: float = READY_TIMEOUT) ->
     return None
 
 
-def build_health_router() -> APIRouter:
+def build_health_router(database: Database) -> APIRouter:
     router = APIRouter()
 
     @router.api_route("/_health", methods=["GET", "HEAD"])
@@ -65,8 +65,8 @@ def build_health_router() -> APIRouter:
         return Response(status_code=204, headers=_STRAPI_HEADER)
 
     @router.get("/_ready")
-    async def ready(request: Request) -> Response:
-        problem = await readiness_problem(request.app.state.runtime)
+    async def ready() -> Response:
+        problem = await readiness_problem(database)
         if problem is None:
             return OrjsonResponse({"status": "ready"})
         error = ServiceUnavailableError(problem)

@@ -12,7 +12,7 @@ from fastapi import APIRouter
 
 from contentapi import __version__
 from contentapi.config import Settings
-from contentapi.rest.responses import OrjsonResponse
+from contentapi.http.responses import OrjsonResponse
 
 __all__ = ["DOCUMENTATION_PATH", "build_index_router"]
 

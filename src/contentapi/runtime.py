@@ -18,6 +18,7 @@ from contentapi.auth.cache import CallerCache
 from contentapi.auth.passwords import PasswordHasher
 from contentapi.auth.permissions import auth_tables, ensure_default_roles
 from contentapi.auth.plugin_settings import ensure_plugin_settings
+from contentapi.auth.secrets import ServerSecrets
 from contentapi.auth.token_usage import TokenUsage
 from contentapi.auth.tokens import TokenHasher, ensure_admin_token
 from contentapi.config import Settings
@@ -63,8 +64,8 @@ class Runtime:
     storage: StorageProvider
     #: mail of the users-permissions flows, delivered after the request (``mail.outbox``)
     outbox: Outbox
-    token_hasher: TokenHasher | None = None
-    jwt_secret: str | None = None
+    #: the token hasher and JWT secret, filled in by ``start()``
+    secrets: ServerSecrets = field(default_factory=ServerSecrets)
     sync_report: SyncReport = field(default_factory=SyncReport)
     #: resolved callers per credential (PostgreSQL: trusted while ``change_listener`` listens)
     caller_cache: CallerCache = field(default_factory=CallerCache)
@@ -77,6 +78,14 @@ class Runtime:
         # this process's own role and user changes apply to its very next request; the
         # notification (``change_listener``) is for the other workers and processes
         self.database.after_caller_change.append(self.caller_cache.clear)
+
+    @property
+    def token_hasher(self) -> TokenHasher | None:
+        return self.secrets.token_hasher
+
+    @property
+    def jwt_secret(self) -> str | None:
+        return self.secrets.jwt_secret
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
@@ -123,12 +132,12 @@ class Runtime:
             salt = self.settings.api_token_salt or await ensure_setting(
                 conn, "contentapi_api_token_salt", lambda: secrets.token_urlsafe(32)
             )
-            self.token_hasher = TokenHasher(salt)
-            self.jwt_secret = self.settings.jwt_secret or await ensure_setting(
+            self.secrets.token_hasher = TokenHasher(salt)
+            self.secrets.jwt_secret = self.settings.jwt_secret or await ensure_setting(
                 conn, "contentapi_jwt_secret", lambda: secrets.token_urlsafe(48)
             )
             if self.settings.admin_token:
-                await ensure_admin_token(conn, self.token_hasher, self.settings.admin_token)
+                await ensure_admin_token(conn, self.secrets.token_hasher, self.settings.admin_token)
             await ensure_default_roles(conn, self.tables)
             stored_locales = await seed_locales(conn, self.settings.locale_codes)
             if stored_locales != self.settings.locale_codes:

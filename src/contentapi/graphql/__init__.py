@@ -1,51 +1,54 @@
 """The GraphQL plugin: Strapi v4's Shadow CRUD schema over the same query engine as REST.
 
-``build_graphql(runtime)`` makes the schema from the registry once, and the router that serves
-it at ``CONTENTAPI_GRAPHQL_ENDPOINT``.
+``customized_schema`` makes the schema from the registry once (the extensions applied) and
+``build_graphql`` the router that serves it at ``CONTENTAPI_GRAPHQL_ENDPOINT``; both receive
+the services they use from the composition root (``app.py``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from fastapi import APIRouter
 from graphql import GraphQLSchema
 
-from contentapi.auth.ratelimit import RateLimiter
-from contentapi.runtime import Runtime
+from contentapi.auth.deps import CallerResolver
+from contentapi.config import Settings
+from contentapi.db.engine import Database
+from contentapi.db.tables import ContentTables
+from contentapi.entries import EntryService
+from contentapi.schema.registry import Registry
 from contentapi.upload.service import UploadService
+from contentapi.upload.storage import StorageProvider
 
 if TYPE_CHECKING:
     from contentapi.extensions import App
+    from contentapi.graphql.context import GraphQLServices
     from contentapi.graphql.customize import Customized
 
-__all__ = ["build_graphql", "graphql_schema"]
+__all__ = ["build_graphql", "customized_schema", "graphql_schema"]
 
 
-def graphql_schema(runtime: Runtime, app: App | None = None) -> GraphQLSchema:
-    """The schema, with the extensions registered on ``app`` applied."""
-    return _customized(runtime, app).schema
-
-
-def _customized(runtime: Runtime, app: App | None) -> Customized:
+def customized_schema(
+    settings: Settings,
+    registry: Registry,
+    upload: UploadService,
+    app: App | None = None,
+) -> Customized:
+    """The schema with the extensions registered on ``app`` applied, and their plugins."""
     from contentapi.extensions import App
     from contentapi.graphql.customize import check_switches, customize
     from contentapi.graphql.schema import SchemaOptions, build_schema
 
-    app = app or App(runtime.settings, runtime.registry)
-    settings = runtime.settings
-    upload = UploadService(runtime, runtime.storage, settings.upload_max_size)
-    limiter = RateLimiter(
-        runtime.database, settings.auth_rate_limit_max, settings.auth_rate_limit_seconds
-    )
-    check_switches(app.graphql.switches, runtime.registry)
+    app = app or App(settings, registry)
+    check_switches(app.graphql.switches, registry)
     options = SchemaOptions(
         shadow_crud=settings.graphql_shadow_crud,
         locales=settings.locale_codes,
         amount_limit=settings.graphql_amount_limit,
         switches=app.graphql.switches,
     )
-    schema = build_schema(runtime.registry, options, upload, limiter)
+    schema = build_schema(registry, options, upload)
     return customize(
         schema,
         app.graphql.extension_service.extensions,
@@ -55,18 +58,47 @@ def _customized(runtime: Runtime, app: App | None) -> Customized:
     )
 
 
-def build_graphql(runtime: Runtime, app: App | None = None) -> APIRouter:
+class SchemaSources(Protocol):
+    """What ``graphql_schema`` reads of a built (not started) server: ``Runtime`` has it."""
+
+    settings: Settings
+    registry: Registry
+    tables: ContentTables
+    database: Database
+    entries: EntryService
+    storage: StorageProvider
+
+
+def graphql_schema(sources: SchemaSources, app: App | None = None) -> GraphQLSchema:
+    """The schema alone, for ``contentapi graphql-schema`` (printed, never served: the upload
+    service it is built with is never called)."""
+    settings = sources.settings
+    upload = UploadService(
+        sources.database,
+        sources.tables,
+        sources.registry,
+        sources.entries,
+        sources.storage,
+        settings.upload_max_size,
+    )
+    return customized_schema(settings, sources.registry, upload, app).schema
+
+
+def build_graphql(
+    settings: Settings,
+    customized: Customized,
+    callers: CallerResolver,
+    services: GraphQLServices,
+) -> APIRouter:
     from contentapi.graphql.execute import Engine
     from contentapi.graphql.http import build_graphql_router
     from contentapi.graphql.plan import Planner
 
-    settings = runtime.settings
-    customized = _customized(runtime, app)
     engine = Engine(
         customized.schema,
         depth_limit=settings.graphql_depth_limit,
         introspection=settings.env != "production",
         plugins=customized.plugins,
     )
-    planner = Planner(runtime.registry, settings.graphql_amount_limit)
-    return build_graphql_router(runtime, engine, planner)
+    planner = Planner(services.registry, settings.graphql_amount_limit)
+    return build_graphql_router(settings, callers, services, engine, planner)

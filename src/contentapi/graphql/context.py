@@ -1,4 +1,4 @@
-"""What every resolver of one GraphQL request shares: the runtime, the caller, the planner.
+"""What every resolver of one GraphQL request shares: the services, the caller, the planner.
 
 ``Precompleted`` marks a value a resolver has already shaped into its final JSON form; the
 executor (``executor.py``, where it is defined) passes it through untouched instead of walking
@@ -16,15 +16,20 @@ from graphql import GraphQLResolveInfo
 
 from contentapi.auth.actor import Actor, may
 from contentapi.caching import GRAPHQL_PLANS, BoundedCache
+from contentapi.db.engine import Database
+from contentapi.entries import EntryService
 from contentapi.errors import ForbiddenError
 from contentapi.graphql.executor import Precompleted
 from contentapi.graphql.plan import Planner
 from contentapi.graphql.selection import PlanContext
 from contentapi.graphql.shape import ShapeErrors
 from contentapi.query.parse import QueryParser
-from contentapi.runtime import Runtime
+from contentapi.schema.registry import Registry
+from contentapi.users.flows import AuthFlows
+from contentapi.users.roles import RolesService
+from contentapi.users.service import UsersService
 
-__all__ = ["GraphQLContext", "PlanCache", "Precompleted"]
+__all__ = ["GraphQLContext", "GraphQLServices", "PlanCache", "Precompleted"]
 
 
 class PlanCache:
@@ -45,11 +50,27 @@ class PlanCache:
         self._plans.put(key, (node, plan))
 
 
+@dataclass(frozen=True)
+class GraphQLServices:
+    """What the resolvers use, built once by the composition root (``app.py``) and shared by
+    every request's context."""
+
+    registry: Registry
+    #: the locales query reads ``i18n_locale``
+    database: Database
+    entries: EntryService
+    query_parser: QueryParser
+    users: UsersService
+    #: the auth flows (``users/flows.py``), shared with REST
+    flows: AuthFlows
+    roles: RolesService
+
+
 @dataclass
 class GraphQLContext:
-    """Per request: who calls, the runtime, the errors shapers collected."""
+    """Per request: who calls, the services, the errors shapers collected."""
 
-    runtime: Runtime
+    services: GraphQLServices
     actor: Actor
     request: Request
     planner: Planner
@@ -75,14 +96,14 @@ class GraphQLContext:
     @property
     def parser(self) -> QueryParser:
         if self._parser is None:
-            self._parser = self.runtime.query_parser.for_caller(self.may_find)
+            self._parser = self.services.query_parser.for_caller(self.may_find)
         return self._parser
 
     def readable(self) -> tuple[bool, ...]:
         """Which content types the caller may find: part of every plan's cache key."""
         if self._readable is None:
             self._readable = tuple(
-                self.may_find(uid) for uid in self.runtime.registry.content_types
+                self.may_find(uid) for uid in self.services.registry.content_types
             )
         return self._readable
 

@@ -167,7 +167,7 @@ class ContentTypeResolvers:
         ctx: GraphQLContext = info.context
         self._authorize(ctx, "find")
         plan = self._list_plan(info, args)
-        page = await ctx.runtime.entries.find_many(self.uid, plan.query)
+        page = await ctx.services.entries.find_many(self.uid, plan.query)
         return await self._respond(
             info, plan.selection, Page(page.entries, page.total, plan.window)
         )
@@ -180,7 +180,7 @@ class ContentTypeResolvers:
         entry = None
         if wanted is not None:  # Strapi's findOne also answers drafts
             query = self._entry_query(selection, publication_state="preview")
-            entry = await ctx.runtime.entries.find_one(self.uid, wanted, query)
+            entry = await ctx.services.entries.find_one(self.uid, wanted, query)
         return await self._respond(info, selection, entry)
 
     async def find_single(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
@@ -192,7 +192,7 @@ class ContentTypeResolvers:
             publication_state=args.get("publicationState") or "live",
             locale=args.get("locale"),
         )
-        entry = await ctx.runtime.entries.find_single(self.uid, query)
+        entry = await ctx.services.entries.find_single(self.uid, query)
         return await self._respond(info, selection, entry)
 
     # ------------------------------------------------------------ mutations
@@ -211,7 +211,7 @@ class ContentTypeResolvers:
         selection, query = self._begin_mutation(info, "create")
         data = self._with_locale(input_data(args.get("data")), args.get("locale"))
         # GraphQL creates drafts unless publishedAt is given (REST POST publishes).
-        entry = await ctx.runtime.entries.create(self.uid, data, query, publish=False)
+        entry = await ctx.services.entries.create(self.uid, data, query, publish=False)
         return await self._respond(info, selection, entry)
 
     async def _change_by_id(
@@ -234,7 +234,7 @@ class ContentTypeResolvers:
         return await self._respond(info, selection, entry)
 
     async def update(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
-        entries = info.context.runtime.entries
+        entries = info.context.services.entries
         return await self._change_by_id(
             info,
             "update",
@@ -245,7 +245,7 @@ class ContentTypeResolvers:
         )
 
     async def delete(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Precompleted:
-        entries = info.context.runtime.entries
+        entries = info.context.services.entries
         return await self._change_by_id(
             info, "delete", args, lambda wanted, query: entries.delete(self.uid, wanted, query)
         )
@@ -255,7 +255,7 @@ class ContentTypeResolvers:
         locale = args.get("locale")
         selection, query = self._begin_mutation(info, "update", locale)
         data = input_data(args.get("data"))
-        entry = await ctx.runtime.entries.upsert_single(self.uid, data, locale, query)
+        entry = await ctx.services.entries.upsert_single(self.uid, data, locale, query)
         return await self._respond(info, selection, entry)
 
     async def delete_single(self, _parent: Any, info: GraphQLResolveInfo, **args: Any) -> Any:
@@ -263,7 +263,7 @@ class ContentTypeResolvers:
         locale = args.get("locale")
         selection, query = self._begin_mutation(info, "delete", locale)
         try:
-            entry = await ctx.runtime.entries.delete_single(self.uid, locale, query)
+            entry = await ctx.services.entries.delete_single(self.uid, locale, query)
         except NotFoundError:
             entry = None
         return await self._respond(info, selection, entry)
@@ -281,5 +281,5 @@ class ContentTypeResolvers:
         body = input_data(args.get("data"))
         if args.get("locale") is not None:
             body["locale"] = args["locale"]
-        entry = await ctx.runtime.entries.create_localization(self.uid, wanted, body, query)
+        entry = await ctx.services.entries.create_localization(self.uid, wanted, body, query)
         return await self._respond(info, selection, entry)

@@ -169,7 +169,7 @@ class Engine:
         for error in result.errors or ():
             if isinstance(error.original_error, ServiceUnavailableError):
                 # Nothing useful can be answered: the whole request is a 503 with Retry-After
-                # (rendered by rest/errors.py), which clients retry, not a field error.
+                # (rendered by http/errors.py), which clients retry, not a field error.
                 raise error.original_error
         errors = [format_error(e) for e in result.errors or ()]
         errors.extend(context.shape_errors)

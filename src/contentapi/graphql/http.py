@@ -9,7 +9,6 @@ execution (parse, validation, variables) is 400, as Apollo Server 3 answers Stra
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 import orjson
@@ -18,13 +17,13 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.responses import HTMLResponse, Response
 
-from contentapi.auth.deps import current_actor
-from contentapi.errors import PayloadTooLargeError
-from contentapi.graphql.context import GraphQLContext, PlanCache
+from contentapi.auth.deps import CallerResolver
+from contentapi.config import Settings
+from contentapi.graphql.context import GraphQLContext, GraphQLServices, PlanCache
 from contentapi.graphql.execute import Engine, Outcome
 from contentapi.graphql.plan import Planner
-from contentapi.rest.responses import OrjsonResponse
-from contentapi.runtime import Runtime
+from contentapi.http.limits import hold_body_to_json
+from contentapi.http.responses import OrjsonResponse
 from contentapi.upload.service import IncomingFile
 
 __all__ = ["build_graphql_router"]
@@ -57,18 +56,10 @@ def _transport_error(message: str, status: int = 400) -> Response:
     return OrjsonResponse(body, status_code=status)
 
 
-async def _limited(stream: AsyncIterator[bytes], limit: int) -> AsyncGenerator[bytes, None]:
-    seen = 0
-    async for chunk in stream:
-        seen += len(chunk)
-        if seen > limit:
-            raise PayloadTooLargeError()
-        yield chunk
-
-
-async def _json_body(request: Request, limit: int) -> Any:
-    """The JSON body, at most ``limit`` bytes (``CONTENTAPI_BODY_LIMIT``)."""
-    chunks = [chunk async for chunk in _limited(request.stream(), limit)]
+async def _json_body(request: Request) -> Any:
+    """The JSON body, at most ``CONTENTAPI_BODY_LIMIT`` bytes (counted by ``http/limits.py``)."""
+    hold_body_to_json(request)
+    chunks = [chunk async for chunk in request.stream()]
     try:
         return orjson.loads(b"".join(chunks))
     except orjson.JSONDecodeError:
@@ -95,11 +86,10 @@ def _place(operations: Any, path: str, value: IncomingFile) -> None:
         ) from None
 
 
-async def _multipart_body(request: Request, limit: int) -> tuple[Any, Any]:
-    """The GraphQL multipart request spec: ``operations``, then ``map``, then the files."""
-    parser = MultiPartParser(
-        request.headers, _limited(request.stream(), limit), max_files=50, max_fields=50
-    )
+async def _multipart_body(request: Request) -> tuple[Any, Any]:
+    """The GraphQL multipart request spec: ``operations``, then ``map``, then the files (at
+    most the multipart limit, counted by ``http/limits.py``)."""
+    parser = MultiPartParser(request.headers, request.stream(), max_files=50, max_fields=50)
     try:
         form = await parser.parse()
     except MultiPartException as error:
@@ -142,8 +132,13 @@ async def _multipart_body(request: Request, limit: int) -> tuple[Any, Any]:
     return operations, form
 
 
-def build_graphql_router(runtime: Runtime, engine: Engine, planner: Planner) -> APIRouter:
-    settings = runtime.settings
+def build_graphql_router(
+    settings: Settings,
+    callers: CallerResolver,
+    services: GraphQLServices,
+    engine: Engine,
+    planner: Planner,
+) -> APIRouter:
     router = APIRouter()
     plans = PlanCache()
     playground = settings.env != "production" or settings.graphql_playground_always
@@ -155,10 +150,10 @@ def build_graphql_router(runtime: Runtime, engine: Engine, planner: Planner) -> 
         return OrjsonResponse(outcome.body, status_code=outcome.status)
 
     async def run(request: Request, payload: Any, *, read_only: bool) -> Response:
-        actor = await current_actor(request)
+        actor = await callers.current_actor(request)
 
         def context() -> GraphQLContext:
-            return GraphQLContext(runtime, actor, request, planner, plans)
+            return GraphQLContext(services, actor, request, planner, plans)
 
         if isinstance(payload, list):
             if not payload:
@@ -191,12 +186,9 @@ def build_graphql_router(runtime: Runtime, engine: Engine, planner: Planner) -> 
         form = None
         try:
             if content_type.startswith("multipart/form-data"):
-                limit = settings.upload_max_size + 1024 * 1024
-                operations, form = await _multipart_body(request, limit)
+                operations, form = await _multipart_body(request)
                 return await run(request, operations, read_only=False)
-            return await run(
-                request, await _json_body(request, settings.body_limit), read_only=False
-            )
+            return await run(request, await _json_body(request), read_only=False)
         except _BadRequest as error:
             return _transport_error(error.message, error.status)
         finally:

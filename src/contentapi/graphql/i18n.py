@@ -40,7 +40,7 @@ FIND_ONE = "plugin::i18n.locale.findOne"
 
 async def locale_records(ctx: GraphQLContext) -> list[dict[str, Any]]:
     """The database's locales (``i18n_locale``, as ``GET /api/i18n/locales`` reads them)."""
-    async with ctx.runtime.database.read() as conn:
+    async with ctx.services.database.read() as conn:
         return [
             {key: value for key, value in row.items() if key != "isDefault"}
             for row in await read_locales(conn)

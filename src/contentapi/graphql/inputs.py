@@ -40,6 +40,7 @@ from contentapi.schema.model import (
     ScalarAttribute,
 )
 from contentapi.schema.registry import Registry
+from contentapi.schema.type_names import type_name
 
 __all__ = ["FILTER_OPERATORS", "InputTypes", "scalar_type"]
 
@@ -209,7 +210,7 @@ class InputTypes:
             self._zones,
             name,
             lambda: dynamic_zone_input(
-                name, {naming.type_name(components[uid]): uid for uid in attribute.components}
+                name, {type_name(components[uid]): uid for uid in attribute.components}
             ),
         )
 

@@ -20,7 +20,6 @@ from graphql import (
     GraphQLSchema,
 )
 
-from contentapi.auth.ratelimit import RateLimiter
 from contentapi.graphql import naming
 from contentapi.graphql.crud import ContentTypeResolvers
 from contentapi.graphql.i18n import I18nFields
@@ -34,6 +33,7 @@ from contentapi.graphql.users import UsersPermissionsFields
 from contentapi.schema.builtin import FILE_UID, FOLDER_UID, ROLE_UID, USER_UID
 from contentapi.schema.model import ContentType
 from contentapi.schema.registry import Registry
+from contentapi.schema.type_names import type_name
 from contentapi.upload.service import UploadService
 
 __all__ = ["SchemaOptions", "build_schema"]
@@ -67,7 +67,6 @@ class _Builder:
         registry: Registry,
         options: SchemaOptions,
         upload: UploadService,
-        limiter: RateLimiter | None,
     ) -> None:
         self.registry = registry
         self.options = options
@@ -75,7 +74,7 @@ class _Builder:
         self.inputs = InputTypes(registry, options.switches)
         self.types = OutputTypes(registry, self.inputs)
         self.locale_code = i18n_locale_code()
-        self.users = UsersPermissionsFields(registry, self.types, limiter)
+        self.users = UsersPermissionsFields(registry, self.types)
         self.upload = UploadFields(registry, self.types, upload)
         self.i18n = I18nFields(self.inputs, options.amount_limit)
         self.types.morph_extras.append(self.i18n.locale)
@@ -154,7 +153,7 @@ class _Builder:
     def _mutations_of(self, content_type: ContentType) -> dict[str, GraphQLField]:
         actions = UPLOAD_ACTIONS if content_type.uid == FILE_UID else None
         resolvers = ContentTypeResolvers(content_type, actions)
-        name = naming.type_name(content_type)
+        name = type_name(content_type)
         response = self.types.entity_response(content_type)
         data = GraphQLArgument(GraphQLNonNull(self.inputs.input(content_type)))
         required_id = GraphQLArgument(GraphQLNonNull(GraphQLID))
@@ -185,7 +184,7 @@ class _Builder:
             if not self.switches.of(content_type.uid).generates("createLocalization"):
                 continue
             resolvers = ContentTypeResolvers(content_type)
-            fields[f"create{naming.type_name(content_type)}Localization"] = _root(
+            fields[f"create{type_name(content_type)}Localization"] = _root(
                 self.types.entity_response(content_type),
                 args={
                     "id": GraphQLArgument(GraphQLID),
@@ -216,9 +215,8 @@ def build_schema(
     registry: Registry,
     options: SchemaOptions,
     upload: UploadService,
-    limiter: RateLimiter | None = None,
 ) -> GraphQLSchema:
     """The whole schema; raises graphql-core's ``TypeError`` on an inconsistent model set."""
-    builder = _Builder(registry, options, upload, limiter)
+    builder = _Builder(registry, options, upload)
     schema = GraphQLSchema(query=builder.query(), mutation=builder.mutation())
     return schema

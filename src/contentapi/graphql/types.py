@@ -37,6 +37,7 @@ from contentapi.schema.model import (
     ScalarAttribute,
 )
 from contentapi.schema.registry import Registry
+from contentapi.schema.type_names import type_name
 
 __all__ = ["ERROR", "PAGINATION", "RESPONSE_COLLECTION_META", "OutputTypes"]
 
@@ -81,7 +82,7 @@ class OutputTypes:
 
     def model_type(self, model: Model) -> GraphQLObjectType:
         """``X`` (or ``ComponentX``): attributes, then timestamps and localizations."""
-        name = naming.type_name(model)
+        name = type_name(model)
         if name in self._objects:
             return self._objects[name]
         return self._object(name, TypeRole("attributes", model), lambda: self._fields(model))

@@ -143,7 +143,7 @@ class UploadFields:
         if wanted is None:
             raise NotFoundError("File not found")
         values = {k: v for k, v in (args.get("info") or {}).items() if v is not None}
-        await ctx.runtime.entries.update(FILE_UID, wanted, values)
+        await ctx.services.entries.update(FILE_UID, wanted, values)
         return Precompleted(
             await self._shaped(resolve_info, await self._reread(resolve_info, wanted))
         )

@@ -26,7 +26,7 @@ from graphql import (
 )
 
 from contentapi.auth.permissions import PLUGIN
-from contentapi.auth.ratelimit import RateLimiter, client_address
+from contentapi.auth.ratelimit import client_address
 from contentapi.errors import ForbiddenError, NotFoundError
 from contentapi.graphql.context import GraphQLContext
 from contentapi.graphql.crud import ContentTypeResolvers, entry_id, input_data
@@ -35,10 +35,7 @@ from contentapi.graphql.types import OutputTypes
 from contentapi.query.ast import ReadQuery, RelationPopulate
 from contentapi.schema.builtin import ROLE_UID, USER_UID
 from contentapi.schema.registry import Registry
-from contentapi.users.account_mail import AccountMail
 from contentapi.users.flows import AuthFlows, SignedIn
-from contentapi.users.roles import RolesService
-from contentapi.users.service import UsersService
 from contentapi.users.validation import validate_create_body
 
 __all__ = ["UsersPermissionsFields"]
@@ -109,12 +106,11 @@ def _client(info: GraphQLResolveInfo) -> str:
 
 
 class UsersPermissionsFields:
-    """Builds the plugin's root fields; resolvers use the runtime found in the context."""
+    """Builds the plugin's root fields; resolvers use the services found in the context."""
 
-    def __init__(self, registry: Registry, types: OutputTypes, limiter: RateLimiter | None):
+    def __init__(self, registry: Registry, types: OutputTypes):
         self.registry = registry
         self.types = types
-        self.limiter = limiter
         self.users_crud = ContentTypeResolvers(registry.content_types[USER_UID])
 
     # ------------------------------------------------------------ queries
@@ -129,7 +125,7 @@ class UsersPermissionsFields:
         if ctx.actor.user_id is None:
             raise PlainResolverError("Authentication requested")  # Strapi: a plain Error
         query = ReadQuery(populate={"role": RelationPopulate()})
-        user = await UsersService(ctx.runtime).user(ctx.actor.user_id, query)
+        user = await ctx.services.users.user(ctx.actor.user_id, query)
         return None if user is None else _me_value(user)
 
     # ------------------------------------------------------------ mutations
@@ -210,7 +206,7 @@ class UsersPermissionsFields:
         }
 
     def _flows(self, ctx: GraphQLContext) -> AuthFlows:
-        return AuthFlows(UsersService(ctx.runtime), AccountMail(ctx.runtime), self.limiter)
+        return ctx.services.flows
 
     async def login(self, _parent: Any, info: GraphQLResolveInfo, input: dict) -> Any:
         ctx: GraphQLContext = info.context
@@ -235,7 +231,7 @@ class UsersPermissionsFields:
     async def _payload(self, ctx: GraphQLContext, signed_in: SignedIn) -> dict[str, Any]:
         """``UsersPermissionsLoginPayload``: the user read again, with its role."""
         query = ReadQuery(populate={"role": RelationPopulate()})
-        user = await UsersService(ctx.runtime).user(signed_in.user_id, query)
+        user = await ctx.services.users.user(signed_in.user_id, query)
         assert user is not None
         return {"jwt": signed_in.jwt, "user": _me_value(user)}
 
@@ -265,7 +261,7 @@ class UsersPermissionsFields:
         query = ReadQuery(fields=tuple(selection.fields), populate=selection.populate)
         body = input_data(data)
         validate_create_body(body)  # Strapi's GraphQL runs the REST controller's checks
-        entry = await UsersService(ctx.runtime).create(body, query)
+        entry = await ctx.services.users.create(body, query)
         return await self.users_crud._respond(info, selection, entry)
 
     async def update_user(self, _parent: Any, info: GraphQLResolveInfo, id: str, data: dict) -> Any:
@@ -276,7 +272,7 @@ class UsersPermissionsFields:
         wanted = entry_id(id)
         if wanted is None:
             raise NotFoundError("User not found")
-        entry = await UsersService(ctx.runtime).update(wanted, input_data(data), query)
+        entry = await ctx.services.users.update(wanted, input_data(data), query)
         return await self.users_crud._respond(info, selection, entry)
 
     async def delete_user(self, _parent: Any, info: GraphQLResolveInfo, id: str) -> Any:
@@ -287,7 +283,7 @@ class UsersPermissionsFields:
         wanted = entry_id(id)
         if wanted is None:
             raise NotFoundError("User not found")
-        entry = await ctx.runtime.entries.delete(USER_UID, wanted, query)
+        entry = await ctx.services.entries.delete(USER_UID, wanted, query)
         return await self.users_crud._respond(info, selection, entry)
 
     @staticmethod
@@ -307,7 +303,7 @@ class UsersPermissionsFields:
     async def create_role(self, _parent: Any, info: GraphQLResolveInfo, data: dict) -> Any:
         ctx: GraphQLContext = info.context
         ctx.authorize(f"{ROLE_UID}.createRole")
-        await RolesService(ctx.runtime).create(self._role_body(data))
+        await ctx.services.roles.create(self._role_body(data))
         return {"ok": True}
 
     async def update_role(self, _parent: Any, info: GraphQLResolveInfo, id: str, data: dict) -> Any:
@@ -316,7 +312,7 @@ class UsersPermissionsFields:
         wanted = entry_id(id)
         if wanted is None:
             raise NotFoundError("Role not found")
-        await RolesService(ctx.runtime).update(wanted, self._role_body(data))
+        await ctx.services.roles.update(wanted, self._role_body(data))
         return {"ok": True}
 
     async def delete_role(self, _parent: Any, info: GraphQLResolveInfo, id: str) -> Any:
@@ -325,5 +321,5 @@ class UsersPermissionsFields:
         wanted = entry_id(id)
         if wanted is None:
             raise NotFoundError("Role not found")
-        await RolesService(ctx.runtime).delete(wanted)
+        await ctx.services.roles.delete(wanted)
         return {"ok": True}

@@ -5,21 +5,21 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from contentapi.auth.deps import require
+from contentapi.auth.deps import CallerResolver
+from contentapi.db.engine import Database
+from contentapi.http.responses import OrjsonResponse
 from contentapi.i18n.store import LOCALE_NAMES, read_locales
-from contentapi.rest.responses import OrjsonResponse
-from contentapi.runtime import Runtime
 
 __all__ = ["LOCALE_NAMES", "build_i18n_router"]
 
 
-def build_i18n_router(runtime: Runtime) -> APIRouter:
+def build_i18n_router(callers: CallerResolver, database: Database) -> APIRouter:
     router = APIRouter(prefix="/api/i18n")
 
     @router.get("/locales")
     async def list_locales(request: Request) -> Response:
-        await require(request, "plugin::i18n.locales.listLocales")
-        async with runtime.database.read() as conn:
+        await callers.require(request, "plugin::i18n.locales.listLocales")
+        async with database.read() as conn:
             return OrjsonResponse(await read_locales(conn))
 
     return router

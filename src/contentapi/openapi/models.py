@@ -3,17 +3,17 @@
 (relation write forms, file references, pagination, the error shape) of ``shared_schemas.py``.
 
 Names follow Strapi's (``Article``, ``ComponentSharedSeo``, ``UsersPermissionsUser`` —
-``graphql/naming.py``) with a suffix per shape: ``ArticleEntry``, ``ArticleAttributes``,
+``schema/type_names.py``) with a suffix per shape: ``ArticleEntry``, ``ArticleAttributes``,
 ``ArticleResponse``, ``ArticleListResponse``, ``ArticleRequest``, ``ArticleCreateRequest``.
 """
 
 from __future__ import annotations
 
-from contentapi.graphql.naming import type_name
 from contentapi.openapi.attributes import Schema, input_schema, output_schema
 from contentapi.openapi.shared_schemas import ID, SHARED, ref_to
 from contentapi.schema.model import Component, ContentType, Model, ScalarAttribute
 from contentapi.schema.registry import Registry
+from contentapi.schema.type_names import type_name
 
 __all__ = ["ModelSchemas"]
 

@@ -3,7 +3,7 @@
 The page's assets (Swagger UI 5, which reads OpenAPI 3.1) come from the ``fastapi-offline``
 package and are served by us, so the page needs no network beyond this server. The page has
 no inline script — its start-up code is a file of ours — so it runs under the same
-``script-src 'self'`` policy as every other answer (``rest/security_headers.py``).
+``script-src 'self'`` policy as every other answer (``http/security_headers.py``).
 
     app.include_router(build_documentation_router(runtime.registry, settings))
 """

@@ -1,1 +1,2 @@
-"""REST: routers generated from the registry, envelopes, and the error renderer."""
+"""REST: the content routes generated from the registry, their envelopes and parsed queries
+(the HTTP plumbing they share with the other surfaces is ``contentapi.http``)."""

@@ -6,48 +6,44 @@ One handler per path dispatches on the method, so that a wrong method gets a 405
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from fastapi import Request
 from starlette.responses import Response
 
 from contentapi.auth.actor import Actor, may
-from contentapi.auth.deps import require
+from contentapi.auth.deps import CallerResolver
+from contentapi.entries import EntryService
+from contentapi.entries.serialize import RestSerializer
 from contentapi.errors import NotFoundError
+from contentapi.http.body import read_data, read_json_object
+from contentapi.http.params import parse_entry_id, query_params
+from contentapi.http.responses import OrjsonResponse
 from contentapi.query.ast import ReadQuery, RelationPopulate
 from contentapi.query.parse import LOCALIZATIONS, QueryParser
-from contentapi.query.qs import parse_query
-from contentapi.rest.body import read_data, read_json_object
 from contentapi.rest.envelope import list_envelope, single_envelope
 from contentapi.rest.parsed_queries import ParsedQueries, RouteKind
-from contentapi.rest.responses import OrjsonResponse
-from contentapi.runtime import Runtime
 from contentapi.schema.model import ContentType
-from contentapi.values import entry_id_of
 
-__all__ = ["Resource", "parse_entry_id", "query_params"]
-
-
-def parse_entry_id(raw: str) -> int:
-    """A path id: a positive integer that fits the id columns, else 404 (``/api/articles/abc``
-    and ``/api/articles/3000000000`` name no entry)."""
-    parsed = entry_id_of(raw)
-    if parsed is None:
-        raise NotFoundError()
-    return parsed
+__all__ = ["ContentServices", "Resource"]
 
 
-def query_params(request: Request) -> dict[str, Any]:
-    """The query string parsed exactly as Strapi's ``qs`` options parse it."""
-    raw: bytes = request.scope.get("query_string", b"")
-    return parse_query(raw.decode("utf-8", errors="replace"))
+@dataclass(frozen=True)
+class ContentServices:
+    """What the content routes use, built once by the composition root (``app.py``)."""
+
+    callers: CallerResolver
+    entries: EntryService
+    query_parser: QueryParser
+    serializer: RestSerializer
 
 
 class Resource:
     """The routes of one content type, bound to its uid."""
 
-    def __init__(self, content_type: ContentType) -> None:
+    def __init__(self, content_type: ContentType, services: ContentServices) -> None:
+        self.services = services
         self.content_type = content_type
         self.uid = content_type.uid
         #: this type's parsed query strings (``rest/parsed_queries.py``)
@@ -56,65 +52,63 @@ class Resource:
     def _action(self, name: str) -> str:
         return f"{self.uid}.{name}"
 
-    def _parser(self, runtime: Runtime, actor: Actor) -> QueryParser:
-        return runtime.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
+    def _parser(self, actor: Actor) -> QueryParser:
+        return self.services.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
 
-    def _entry_query(self, runtime: Runtime, request: Request, actor: Actor) -> ReadQuery:
-        return self._query(runtime, request, actor, "entry")
+    def _entry_query(self, request: Request, actor: Actor) -> ReadQuery:
+        return self._query(request, actor, "entry")
 
-    def _list_query(self, runtime: Runtime, request: Request, actor: Actor) -> ReadQuery:
-        return self._query(runtime, request, actor, "list")
+    def _list_query(self, request: Request, actor: Actor) -> ReadQuery:
+        return self._query(request, actor, "list")
 
-    def _query(
-        self, runtime: Runtime, request: Request, actor: Actor, kind: RouteKind
-    ) -> ReadQuery:
+    def _query(self, request: Request, actor: Actor, kind: RouteKind) -> ReadQuery:
         """The request's query string parsed for this caller (kept: ``ParsedQueries``)."""
 
         def parse() -> ReadQuery:
-            parser = self._parser(runtime, actor)
+            parser = self._parser(actor)
             read = parser.entry_query if kind == "entry" else parser.read_query
             return read(self.content_type, query_params(request))
 
         raw: bytes = request.scope.get("query_string", b"")
         return self.parsed.get(self.uid, kind, raw, actor, parse)
 
-    def _single(self, runtime: Runtime, entry: dict[str, Any]) -> OrjsonResponse:
-        return OrjsonResponse(single_envelope(runtime.serializer.entry(self.content_type, entry)))
+    def _single(self, entry: dict[str, Any]) -> OrjsonResponse:
+        return OrjsonResponse(
+            single_envelope(self.services.serializer.entry(self.content_type, entry))
+        )
 
     async def collection(self, request: Request) -> Response:
         """``GET /api/P`` (find) and ``POST /api/P`` (create)."""
-        runtime: Runtime = request.app.state.runtime
         if request.method == "POST":
-            actor = await require(request, self._action("create"))
-            query = self._entry_query(runtime, request, actor)
+            actor = await self.services.callers.require(request, self._action("create"))
+            query = self._entry_query(request, actor)
             data = await read_data(request)
-            return self._single(runtime, await runtime.entries.create(self.uid, data, query))
-        actor = await require(request, self._action("find"))
-        query = self._list_query(runtime, request, actor)
-        page = await runtime.entries.find_many(self.uid, query)
-        data = runtime.serializer.entries(self.content_type, page.entries)
+            return self._single(await self.services.entries.create(self.uid, data, query))
+        actor = await self.services.callers.require(request, self._action("find"))
+        query = self._list_query(request, actor)
+        page = await self.services.entries.find_many(self.uid, query)
+        data = self.services.serializer.entries(self.content_type, page.entries)
         return OrjsonResponse(list_envelope(data, query.pagination, page.total))
 
     async def item(self, request: Request, entry_id: str) -> Response:
         """``GET`` (findOne), ``PUT`` (update) and ``DELETE`` (delete) of ``/api/P/:id``."""
-        runtime: Runtime = request.app.state.runtime
         action = {"PUT": "update", "DELETE": "delete"}.get(request.method, "findOne")
-        actor = await require(request, self._action(action))
+        actor = await self.services.callers.require(request, self._action(action))
         parsed_id = parse_entry_id(entry_id)
-        query = self._entry_query(runtime, request, actor)
+        query = self._entry_query(request, actor)
         if action == "update":
             data = await read_data(request)
-            entry = await runtime.entries.update(
+            entry = await self.services.entries.update(
                 self.uid, parsed_id, data, query, sync_populated=True
             )
         elif action == "delete":
-            entry = await runtime.entries.delete(self.uid, parsed_id, query)
+            entry = await self.services.entries.delete(self.uid, parsed_id, query)
         else:
-            found = await runtime.entries.find_one(self.uid, parsed_id, query)
+            found = await self.services.entries.find_one(self.uid, parsed_id, query)
             if found is None:
                 raise NotFoundError()
             entry = found
-        return self._single(runtime, entry)
+        return self._single(entry)
 
     async def localizations(self, request: Request, entry_id: str) -> Response:
         """``POST /api/P/:id/localizations``: answered flat, as Strapi does, with the group."""
@@ -126,10 +120,9 @@ class Resource:
         return await self._create_localization(request, None)
 
     async def _create_localization(self, request: Request, entry_id: str | None) -> Response:
-        runtime: Runtime = request.app.state.runtime
-        actor = await require(request, self._action("createLocalization"))
+        actor = await self.services.callers.require(request, self._action("createLocalization"))
         parsed_id = None if entry_id is None else parse_entry_id(entry_id)
-        query = self._entry_query(runtime, request, actor)
+        query = self._entry_query(request, actor)
         # The whole group, drafts included (a new localization is itself a draft).
         query = replace(
             query,
@@ -137,28 +130,27 @@ class Resource:
             populate={**query.populate, LOCALIZATIONS: RelationPopulate()},
         )
         body = await read_json_object(request)
-        entry = await runtime.entries.create_localization(self.uid, parsed_id, body, query)
+        entry = await self.services.entries.create_localization(self.uid, parsed_id, body, query)
         others = entry.pop(LOCALIZATIONS)
-        flat = runtime.serializer.plain(self.content_type, entry)
-        flat[LOCALIZATIONS] = [runtime.serializer.plain(self.content_type, e) for e in others]
+        flat = self.services.serializer.plain(self.content_type, entry)
+        flat[LOCALIZATIONS] = [self.services.serializer.plain(self.content_type, e) for e in others]
         return OrjsonResponse(flat)
 
     async def single(self, request: Request) -> Response:
         """``GET``, ``PUT`` and ``DELETE`` of a single type's ``/api/S``."""
-        runtime: Runtime = request.app.state.runtime
         action = {"PUT": "update", "DELETE": "delete"}.get(request.method, "find")
-        actor = await require(request, self._action(action))
-        query = self._entry_query(runtime, request, actor)
+        actor = await self.services.callers.require(request, self._action(action))
+        query = self._entry_query(request, actor)
         if action == "update":
             data = await read_data(request)
-            entry = await runtime.entries.upsert_single(
+            entry = await self.services.entries.upsert_single(
                 self.uid, data, query.locale, query, rest=True
             )
         elif action == "delete":
-            entry = await runtime.entries.delete_single(self.uid, query.locale, query)
+            entry = await self.services.entries.delete_single(self.uid, query.locale, query)
         else:
-            found = await runtime.entries.find_single(self.uid, query)
+            found = await self.services.entries.find_single(self.uid, query)
             if found is None:
                 raise NotFoundError()
             entry = found
-        return self._single(runtime, entry)
+        return self._single(entry)

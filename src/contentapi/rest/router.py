@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from contentapi.rest.handlers import Resource
+from contentapi.rest.handlers import ContentServices, Resource
 from contentapi.schema.registry import Registry
 
 __all__ = ["build_content_router"]
 
 
-def build_content_router(registry: Registry) -> APIRouter:
+def build_content_router(registry: Registry, services: ContentServices) -> APIRouter:
     router = APIRouter(prefix="/api")
     for content_type in registry.content_types.values():
         if content_type.is_builtin:
             continue  # served by the users package with Strapi's own shapes
-        resource = Resource(content_type)
+        resource = Resource(content_type, services)
         if content_type.is_single:
             router.add_api_route(
                 f"/{content_type.singular_name}",

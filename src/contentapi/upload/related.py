@@ -16,9 +16,10 @@ from typing import Any
 
 from sqlalchemy import select
 
+from contentapi.db.engine import Database
+from contentapi.db.tables import ContentTables
 from contentapi.entries.serialize import RestSerializer
 from contentapi.query.ast import ComponentPopulate, MorphPopulate, ReadQuery
-from contentapi.runtime import Runtime
 from contentapi.schema.registry import Registry
 
 __all__ = ["RELATED", "in_attachment_order", "plain_related", "with_related"]
@@ -76,17 +77,19 @@ def plain_related(
     return {**file, RELATED: rendered}
 
 
-async def in_attachment_order(runtime: Runtime, files: list[dict[str, Any]]) -> None:
+async def in_attachment_order(
+    database: Database, tables: ContentTables, files: list[dict[str, Any]]
+) -> None:
     """Each file's ``related`` in Strapi's order: by the attachment's ``order`` (its place in
     the field that holds the file), ties in the order the attachments were made — one small
     read of the links, only when ``related`` was asked."""
     asked = [file for file in files if isinstance(file.get(RELATED), list)]
     if not asked:
         return
-    morphs = runtime.tables.file_morphs
+    morphs = tables.file_morphs
     assert morphs is not None
     ids = [int(file["id"]) for file in asked]
-    async with runtime.database.read() as conn:
+    async with database.read() as conn:
         links = (
             await conn.execute(
                 select(morphs.c.file_id, morphs.c.related_type, morphs.c.related_id)

@@ -8,7 +8,7 @@ parser, never held whole in memory.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -20,19 +20,26 @@ from starlette.staticfiles import NotModifiedResponse, PathLike, StaticFiles
 from starlette.types import Scope
 
 from contentapi.auth.actor import may
-from contentapi.auth.deps import require
-from contentapi.errors import NotFoundError, PayloadTooLargeError, ValidationError
+from contentapi.auth.deps import CallerResolver
+from contentapi.db.engine import Database
+from contentapi.db.tables import ContentTables
+from contentapi.entries import EntryService
+from contentapi.entries.serialize import RestSerializer
+from contentapi.errors import NotFoundError, ValidationError
+from contentapi.http.limits import hold_body_to
+from contentapi.http.params import parse_entry_id, query_params
+from contentapi.http.responses import OrjsonResponse
 from contentapi.query.ast import ReadQuery
 from contentapi.query.entity_paging import with_entity_paging
-from contentapi.rest.handlers import parse_entry_id, query_params
-from contentapi.rest.responses import OrjsonResponse
-from contentapi.runtime import Runtime
+from contentapi.query.parse import QueryParser
 from contentapi.schema.builtin import FILE_UID
+from contentapi.schema.model import ContentType
+from contentapi.schema.registry import Registry
 from contentapi.upload.related import in_attachment_order, plain_related, with_related
 from contentapi.upload.service import IncomingFile, UploadService
 from contentapi.upload.sniff import is_passive, stored_mime
 
-__all__ = ["UploadsStatic", "build_upload_router"]
+__all__ = ["UploadServices", "UploadsStatic", "build_upload_router"]
 
 UPLOAD = "plugin::upload.content-api"
 #: the message of Strapi's upload controller for a file id that names no file
@@ -55,7 +62,7 @@ class UploadsStatic(StaticFiles):
     server chose from the file's bytes (``upload/sniff.py``), never re-guessed from the name
     (``mimetypes`` would answer ``text/html`` for a text file uploaded as ``page.html``).
     Anything a browser could run gets ``default-src 'none'; sandbox``; ``nosniff`` and the
-    other security headers come with every response (``rest/security_headers.py``)."""
+    other security headers come with every response (``http/security_headers.py``)."""
 
     def file_response(
         self,
@@ -83,15 +90,6 @@ class UploadsStatic(StaticFiles):
         return response
 
 
-async def _limited(stream: AsyncIterator[bytes], limit: int) -> AsyncGenerator[bytes, None]:
-    received = 0
-    async for chunk in stream:
-        received += len(chunk)
-        if received > limit:
-            raise PayloadTooLargeError()
-        yield chunk
-
-
 def _infos(raw: list[Any], count: int) -> list[dict[str, Any]]:
     """``fileInfo``: one JSON object per file (or a JSON array of them)."""
     parsed: list[Any] = []
@@ -105,28 +103,43 @@ def _infos(raw: list[Any], count: int) -> list[dict[str, Any]]:
     return (infos + [{}] * count)[:count]
 
 
-def build_upload_router(runtime: Runtime) -> APIRouter:
-    settings = runtime.settings
-    service = UploadService(runtime, runtime.storage, settings.upload_max_size)
+@dataclass(frozen=True)
+class UploadServices:
+    """What the upload routes use, built once by the composition root (``app.py``)."""
+
+    callers: CallerResolver
+    uploads: UploadService
+    registry: Registry
+    #: ``upload/related.py`` reads the order of a file's attachments
+    database: Database
+    tables: ContentTables
+    entries: EntryService
+    query_parser: QueryParser
+    serializer: RestSerializer
+    file_type: ContentType
+    #: ``CONTENTAPI_UPLOAD_MAX_SIZE``
+    max_size: int
+    #: ``CONTENTAPI_REST_MAX_LIMIT``: the files list's size when no pagination is asked
+    max_limit: int
+
+
+def build_upload_router(services: UploadServices) -> APIRouter:
+    service = services.uploads
+    callers = services.callers
     router = APIRouter(prefix="/api/upload")
-    file_type = runtime.registry.content_types[FILE_UID]
+    file_type = services.file_type
 
     def plain(entry: dict[str, Any]) -> dict[str, Any]:
-        flat = runtime.serializer.plain(file_type, entry)
-        return plain_related(runtime.serializer, runtime.registry, flat)
+        flat = services.serializer.plain(file_type, entry)
+        return plain_related(services.serializer, services.registry, flat)
 
     @router.post("")
     async def upload(request: Request) -> Response:
-        await require(request, f"{UPLOAD}.upload")
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > settings.upload_max_size + _FORM_OVERHEAD:
-            raise PayloadTooLargeError()
+        await callers.require(request, f"{UPLOAD}.upload")
+        hold_body_to(request, services.max_size + _FORM_OVERHEAD)
         if not request.headers.get("content-type", "").startswith("multipart/form-data"):
             raise ValidationError("Expected a multipart/form-data body with `files`")
-        limit = settings.upload_max_size + _FORM_OVERHEAD
-        parser = MultiPartParser(
-            request.headers, _limited(request.stream(), limit), max_files=50, max_fields=50
-        )
+        parser = MultiPartParser(request.headers, request.stream(), max_files=50, max_fields=50)
         try:
             form = await parser.parse()
         except MultiPartException as error:
@@ -148,21 +161,23 @@ def build_upload_router(runtime: Runtime) -> APIRouter:
 
     @router.get("/files")
     async def find(request: Request) -> Response:
-        actor = await require(request, f"{UPLOAD}.find")
-        parser = runtime.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
+        actor = await callers.require(request, f"{UPLOAD}.find")
+        parser = services.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
         params = query_params(request)
         # paged as Strapi's entity service pages (top-level start/limit), at most maxLimit rows
         query = parser.read_query(file_type, {k: v for k, v in params.items() if k != "pagination"})
-        query = with_entity_paging(query, params, settings.rest_max_limit)
-        query = with_related(query, params, runtime.registry, lambda uid: may(actor, f"{uid}.find"))
-        page = await runtime.entries.find_many(FILE_UID, query)
-        await in_attachment_order(runtime, page.entries)
+        query = with_entity_paging(query, params, services.max_limit)
+        query = with_related(
+            query, params, services.registry, lambda uid: may(actor, f"{uid}.find")
+        )
+        page = await services.entries.find_many(FILE_UID, query)
+        await in_attachment_order(services.database, services.tables, page.entries)
         return OrjsonResponse([plain(entry) for entry in page.entries])
 
     @router.get("/files/{file_id}")
     async def find_one(request: Request, file_id: str) -> Response:
-        actor = await require(request, f"{UPLOAD}.findOne")
-        parser = runtime.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
+        actor = await callers.require(request, f"{UPLOAD}.findOne")
+        parser = services.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
         # Strapi checks the whole query (a private or unknown name is 400) and then reads the
         # file with the populate alone: `fields` are not applied.
         params = query_params(request)
@@ -170,18 +185,18 @@ def build_upload_router(runtime: Runtime) -> APIRouter:
         query = with_related(
             ReadQuery(populate=checked.populate),
             params,
-            runtime.registry,
+            services.registry,
             lambda uid: may(actor, f"{uid}.find"),
         )
         found = await service.find_one(parse_entry_id(file_id), query)
         if found is None:
             raise NotFoundError(MISSING_FILE)
-        await in_attachment_order(runtime, [found])
+        await in_attachment_order(services.database, services.tables, [found])
         return OrjsonResponse(plain(found))
 
     @router.delete("/files/{file_id}")
     async def destroy(request: Request, file_id: str) -> Response:
-        await require(request, f"{UPLOAD}.destroy")
+        await callers.require(request, f"{UPLOAD}.destroy")
         try:
             return OrjsonResponse(plain(await service.delete(parse_entry_id(file_id))))
         except NotFoundError as error:

@@ -19,13 +19,16 @@ from typing import Any, BinaryIO
 
 from sqlalchemy import and_, func, select
 
+from contentapi.db.engine import Database
+from contentapi.db.tables import ContentTables
+from contentapi.entries import EntryService
 from contentapi.entries.media_store import allowed_file
 from contentapi.entries.row_values import row_values
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import Comparison, OffsetPagination, ReadQuery
-from contentapi.runtime import Runtime
 from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import MediaAttribute
+from contentapi.schema.registry import Registry
 from contentapi.upload.folders import api_upload_folder, file_in_folder
 from contentapi.upload.images import ImageError, ImageTooLargeError, inspect_image, renditions
 from contentapi.upload.sniff import sniff
@@ -83,12 +86,26 @@ def _hash(name: str) -> str:
 
 
 class UploadService:
-    def __init__(self, runtime: Runtime, storage: StorageProvider, max_size: int) -> None:
-        self.runtime = runtime
+    """Uploads and deletes of files, built once by the composition root and shared by REST's
+    ``/api/upload`` and GraphQL's upload mutations."""
+
+    def __init__(
+        self,
+        database: Database,
+        tables: ContentTables,
+        registry: Registry,
+        entries: EntryService,
+        storage: StorageProvider,
+        max_size: int,
+    ) -> None:
+        self.database = database
+        self.tables = tables
+        self.registry = registry
+        self.entries = entries
         self.storage = storage
         self.max_size = max_size
-        self.files = runtime.tables.entity(FILE_UID)
-        morphs = runtime.tables.file_morphs
+        self.files = tables.entity(FILE_UID)
+        morphs = tables.file_morphs
         assert morphs is not None
         self.morphs = morphs
 
@@ -158,7 +175,7 @@ class UploadService:
 
     def _target(self, ref: Any, ref_id: Any, field: Any) -> tuple[str, int, MediaAttribute]:
         """``ref``/``refId``/``field`` → (uid, entry id, media attribute); 400 when invalid."""
-        registry = self.runtime.registry
+        registry = self.registry
         model = registry.content_types.get(ref) or registry.components.get(ref)
         if model is None:
             raise ValidationError(f"ref {ref!r} is not a content type or component")
@@ -179,9 +196,9 @@ class UploadService:
         saved: list[str] = []
         try:
             rows = [await self._store(item, saved) for item in incoming]
-            async with self.runtime.database.write() as conn:
+            async with self.database.write() as conn:
                 # in Strapi's "API Uploads" media-library folder, as Strapi files them
-                folder_id, folder_path = await api_upload_folder(conn, self.runtime.tables)
+                folder_id, folder_path = await api_upload_folder(conn, self.tables)
                 ids = []
                 for row in rows:
                     row["folder_path"] = folder_path
@@ -192,7 +209,7 @@ class UploadService:
                         .returning(self.files.c.id)
                     )
                     ids.append(int(created.scalar_one()))
-                await file_in_folder(conn, self.runtime.tables, ids, folder_id)
+                await file_in_folder(conn, self.tables, ids, folder_id)
                 if target is not None:
                     await self._attach(conn, target, ids, rows)
         except BaseException:
@@ -202,7 +219,7 @@ class UploadService:
             pagination=OffsetPagination(0, len(ids), False),
             filters=Comparison("id", "integer", "$in", ids),
         )
-        page = await self.runtime.entries.find_many(FILE_UID, query)
+        page = await self.entries.find_many(FILE_UID, query)
         return page.entries  # one statement for the whole request, in id (upload) order
 
     async def _remove(self, keys: list[str]) -> None:
@@ -218,7 +235,7 @@ class UploadService:
         self, conn: Any, target: tuple[str, int, MediaAttribute], ids: list[int], rows: list[dict]
     ) -> None:
         uid, entry_id, attribute = target
-        table = self.runtime.tables.entity(uid)
+        table = self.tables.entity(uid)
         exists = await conn.execute(select(table.c.id).where(table.c.id == entry_id))
         if exists.first() is None:
             raise ValidationError(f"Entry {entry_id} of {uid} does not exist")
@@ -257,14 +274,14 @@ class UploadService:
         )
 
     async def find_one(self, file_id: int, query: ReadQuery | None = None) -> dict | None:
-        return await self.runtime.entries.find_one(FILE_UID, file_id, query or ReadQuery())
+        return await self.entries.find_one(FILE_UID, file_id, query or ReadQuery())
 
     async def delete(self, file_id: int) -> dict[str, Any]:
         """Delete a file: its row, its attachments everywhere, and its stored bytes."""
         found = await self.find_one(file_id)
         if found is None:
             raise NotFoundError()
-        async with self.runtime.database.write() as conn:
+        async with self.database.write() as conn:
             row = (
                 await conn.execute(
                     select(self.files.c.hash, self.files.c.ext, self.files.c.formats).where(

@@ -19,15 +19,20 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.auth.plugin_settings import MailTemplate, read_advanced, read_mail_templates
+from contentapi.config import Settings
+from contentapi.db.engine import Database
+from contentapi.db.tables import ContentTables
+from contentapi.entries import EntryService
 from contentapi.entries.input import parse_entry_input
 from contentapi.entries.messages import RequestError
+from contentapi.entries.serialize import RestSerializer
 from contentapi.errors import ValidationError
 from contentapi.mail.message import OutgoingMail
 from contentapi.mail.outbox import Outbox
 from contentapi.mail.template import render_template
 from contentapi.query.ast import ReadQuery
-from contentapi.runtime import Runtime
 from contentapi.schema.builtin import USER_UID
+from contentapi.schema.registry import Registry
 from contentapi.users.codes import digest_matches, new_code, stored_digest
 
 __all__ = ["AccountMail"]
@@ -45,16 +50,29 @@ def _sender(template: MailTemplate) -> str | None:
 class AccountMail:
     """The flows over the ``up_users`` table, the plugin settings and the outbox."""
 
-    def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
-        self.outbox: Outbox = runtime.outbox
-        self.users = runtime.tables.entity(USER_UID)
-        self.content_type = runtime.registry.content_types[USER_UID]
+    def __init__(
+        self,
+        database: Database,
+        tables: ContentTables,
+        registry: Registry,
+        entries: EntryService,
+        serializer: RestSerializer,
+        settings: Settings,
+        outbox: Outbox,
+    ) -> None:
+        self.database = database
+        self.registry = registry
+        self.entries = entries
+        self.serializer = serializer
+        self.settings = settings
+        self.outbox = outbox
+        self.users = tables.entity(USER_UID)
+        self.content_type = registry.content_types[USER_UID]
 
     async def _user_info(self, user_id: int) -> dict[str, Any] | None:
         """The user as a template sees it (``USER.username``): no private attribute."""
-        entry = await self.runtime.entries.find_one(USER_UID, user_id, ReadQuery())
-        return None if entry is None else self.runtime.serializer.plain(self.content_type, entry)
+        entry = await self.entries.find_one(USER_UID, user_id, ReadQuery())
+        return None if entry is None else self.serializer.plain(self.content_type, entry)
 
     async def _spend_code(
         self, conn: AsyncConnection, user_id: int, column: str, code: str, values: dict[str, Any]
@@ -97,7 +115,7 @@ class AccountMail:
         )
 
     def _server_url(self) -> str:
-        return self.runtime.settings.base_url.rstrip("/")
+        return self.settings.base_url.rstrip("/")
 
     # ------------------------------------------------------------ password reset
 
@@ -105,7 +123,7 @@ class AccountMail:
         """Store a new reset code for the account of ``email`` and mail it; nothing (and the
         same answer) when there is no such account or it is blocked."""
         users = self.users
-        async with self.runtime.database.read() as conn:
+        async with self.database.read() as conn:
             row = (
                 await conn.execute(
                     select(users.c.id, users.c.email, users.c.blocked)
@@ -122,7 +140,7 @@ class AccountMail:
         if user is None:  # deleted meanwhile
             return
         code = new_code()
-        async with self.runtime.database.write() as conn:
+        async with self.database.write() as conn:
             await conn.execute(
                 users.update()
                 .where(users.c.id == row.id)
@@ -146,22 +164,22 @@ class AccountMail:
         """
         if password != confirmation:
             raise ValidationError("Passwords do not match")
-        async with self.runtime.database.read() as conn:
+        async with self.database.read() as conn:
             user_id = await self._user_by_code(conn, "reset_password_token", code)
         if user_id is None:
             raise ValidationError("Incorrect code provided")
         write = parse_entry_input(
             self.content_type,
             {"password": password},
-            registry=self.runtime.registry,
+            registry=self.registry,
             creating=False,
-            locales=self.runtime.settings.locale_codes,
+            locales=self.settings.locale_codes,
         )
         columns = dict(write.columns)
         for column, plain in write.passwords.items():
-            columns[column] = await asyncio.to_thread(self.runtime.entries.passwords.hash, plain)
+            columns[column] = await asyncio.to_thread(self.entries.passwords.hash, plain)
         columns["reset_password_token"] = None
-        async with self.runtime.database.write() as conn:
+        async with self.database.write() as conn:
             if not await self._spend_code(conn, user_id, "reset_password_token", code, columns):
                 raise ValidationError("Incorrect code provided")  # a concurrent request used it
         return user_id
@@ -173,10 +191,10 @@ class AccountMail:
         user = await self._user_info(user_id)
         if user is None or not user.get("email"):
             return
-        async with self.runtime.database.read() as conn:
+        async with self.database.read() as conn:
             templates = await read_mail_templates(conn)
         code = new_code()
-        async with self.runtime.database.write() as conn:
+        async with self.database.write() as conn:
             await conn.execute(
                 self.users.update()
                 .where(self.users.c.id == user_id)
@@ -193,7 +211,7 @@ class AccountMail:
 
     async def confirm(self, code: str) -> int:
         """Confirm the address whose confirmation code is ``code``; its user id."""
-        async with self.runtime.database.write() as conn:
+        async with self.database.write() as conn:
             user_id = await self._user_by_code(conn, "confirmation_token", code)
             if user_id is None:
                 raise ValidationError("Invalid token")
@@ -203,7 +221,7 @@ class AccountMail:
         return user_id
 
     async def confirmation_redirect(self) -> str:
-        async with self.runtime.database.read() as conn:
+        async with self.database.read() as conn:
             advanced = await read_advanced(conn)
         return advanced.email_confirmation_redirection or "/"
 
@@ -211,7 +229,7 @@ class AccountMail:
         """``POST /api/auth/send-email-confirmation``: Strapi's answers, its errors included
         (``Already confirmed``, ``User blocked``); an unknown address answers as a known one."""
         users = self.users
-        async with self.runtime.database.read() as conn:
+        async with self.database.read() as conn:
             row = (
                 await conn.execute(
                     select(users.c.id, users.c.email, users.c.confirmed, users.c.blocked)

@@ -10,7 +10,7 @@ over REST and one over GraphQL count against one limit: ``auth/ratelimit.py`` ke
 account + flow + client address. ``email-confirmation`` is not throttled (a 256-bit code
 cannot be guessed), as in Strapi; ``send-email-confirmation`` is, unlike Strapi: it sends mail.
 
-    flows = AuthFlows(UsersService(runtime), AccountMail(runtime), limiter)
+    flows = AuthFlows(users, mail, limiter)  # built once by app.py
     signed_in = await flows.login(body, client="203.0.113.7")
 """
 

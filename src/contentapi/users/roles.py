@@ -16,9 +16,11 @@ from typing import Any
 from sqlalchemy import and_, func, select
 
 from contentapi.auth.permissions import all_actions, grant, permissions_tree, tree_actions
+from contentapi.db.engine import Database
+from contentapi.db.tables import ContentTables
 from contentapi.errors import NotFoundError, ValidationError
-from contentapi.runtime import Runtime
 from contentapi.schema.builtin import PERMISSION_UID, ROLE_UID, USER_UID
+from contentapi.schema.registry import Registry
 from contentapi.values import format_datetime
 
 __all__ = ["RolesService"]
@@ -45,9 +47,10 @@ def _column_text(name: str, value: str) -> str:
 
 
 class RolesService:
-    def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
-        tables = runtime.tables
+    def __init__(self, database: Database, tables: ContentTables, registry: Registry) -> None:
+        self.database = database
+        self.tables = tables
+        self.registry = registry
         self.roles = tables.entity(ROLE_UID)
         self.permissions = tables.entity(PERMISSION_UID)
         self.role_links = tables.links["up_permissions_role_links"]
@@ -75,7 +78,7 @@ class RolesService:
             .outerjoin(counts, counts.c.role_id == self.roles.c.id)
             .order_by(self.roles.c.id)
         )
-        async with self.runtime.database.read() as conn:
+        async with self.database.read() as conn:
             rows = (await conn.execute(statement)).all()
         return [{**self._role(row), "nb_users": int(row.nb_users)} for row in rows]
 
@@ -88,16 +91,16 @@ class RolesService:
         return {str(action): int(permission_id) for action, permission_id in rows}
 
     async def get(self, role_id: int) -> dict[str, Any]:
-        async with self.runtime.database.read() as conn:
+        async with self.database.read() as conn:
             row = (await conn.execute(select(self.roles).where(self.roles.c.id == role_id))).first()
             if row is None:
                 raise NotFoundError("Role not found")
             enabled = await self._actions(conn, role_id)
-        tree = permissions_tree(self.runtime.registry, enabled)
+        tree = permissions_tree(self.registry, enabled)
         return {**self._role(row), "permissions": tree}
 
     def all_permissions(self) -> dict[str, Any]:
-        return permissions_tree(self.runtime.registry, ())
+        return permissions_tree(self.registry, ())
 
     def _validated(self, body: Mapping[str, Any], creating: bool) -> tuple[dict, set[str] | None]:
         values: dict[str, Any] = {}
@@ -120,7 +123,7 @@ class RolesService:
             actions = tree_actions(body["permissions"])
             if actions is None:
                 raise ValidationError("Invalid permissions: expected Strapi's permissions object")
-            unknown = actions - set(all_actions(self.runtime.registry))
+            unknown = actions - set(all_actions(self.registry))
             if unknown:
                 raise ValidationError(f"Unknown permission {sorted(unknown)[0]}")
         return values, actions
@@ -132,14 +135,14 @@ class RolesService:
         ]
         if removed:
             await conn.execute(self.permissions.delete().where(self.permissions.c.id.in_(removed)))
-        await grant(conn, self.runtime.tables, role_id, sorted(actions - set(current)))
+        await grant(conn, self.tables, role_id, sorted(actions - set(current)))
 
     async def create(self, body: Mapping[str, Any]) -> None:
         values, actions = self._validated(body, creating=True)
         role_type = body.get("type") if isinstance(body.get("type"), str) else None
         role_type = role_type or re.sub(r"[^a-z0-9]+", "_", values["name"].lower()).strip("_")
         now = _now()
-        async with self.runtime.database.write(changes_callers=True) as conn:
+        async with self.database.write(changes_callers=True) as conn:
             clash = await conn.execute(
                 select(self.roles.c.id).where(self.roles.c.type == role_type)
             )
@@ -154,7 +157,7 @@ class RolesService:
 
     async def update(self, role_id: int, body: Mapping[str, Any]) -> None:
         values, actions = self._validated(body, creating=False)
-        async with self.runtime.database.write(changes_callers=True) as conn:
+        async with self.database.write(changes_callers=True) as conn:
             found = await conn.execute(
                 select(self.roles.c.id).where(self.roles.c.id == role_id).with_for_update()
             )
@@ -170,7 +173,7 @@ class RolesService:
 
     async def delete(self, role_id: int) -> None:
         """Delete a role; its users move to the ``authenticated`` role (as in Strapi)."""
-        async with self.runtime.database.write(changes_callers=True) as conn:
+        async with self.database.write(changes_callers=True) as conn:
             row = (await conn.execute(select(self.roles).where(self.roles.c.id == role_id))).first()
             if row is None:
                 raise NotFoundError("Role not found")

@@ -9,71 +9,82 @@ mutations do) and shape its answer.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
 from contentapi.auth.actor import Actor, may
-from contentapi.auth.deps import require
+from contentapi.auth.deps import CallerResolver
 from contentapi.auth.permissions import PLUGIN
-from contentapi.auth.ratelimit import RateLimiter, client_address
+from contentapi.auth.ratelimit import client_address
+from contentapi.entries import EntryService
+from contentapi.entries.serialize import RestSerializer
 from contentapi.errors import NotFoundError, UnauthorizedError
+from contentapi.http.body import read_json_object
+from contentapi.http.params import parse_entry_id, query_params
+from contentapi.http.responses import OrjsonResponse
 from contentapi.query.ast import ReadQuery
 from contentapi.query.entity_paging import with_entity_paging
-from contentapi.rest.body import read_json_object
-from contentapi.rest.handlers import parse_entry_id, query_params
-from contentapi.rest.responses import OrjsonResponse
-from contentapi.runtime import Runtime
+from contentapi.query.parse import QueryParser
 from contentapi.schema.builtin import USER_UID
-from contentapi.users.account_mail import AccountMail
+from contentapi.schema.model import ContentType
 from contentapi.users.flows import AuthFlows, SignedIn
 from contentapi.users.roles import RolesService
 from contentapi.users.service import UsersService
 from contentapi.users.validation import validate_create_body
 
-__all__ = ["build_users_router"]
+__all__ = ["UsersServices", "build_users_router"]
 
 
-def _runtime(request: Request) -> Runtime:
-    return request.app.state.runtime
+@dataclass(frozen=True)
+class UsersServices:
+    """What the users-permissions routes use, built once by the composition root (``app.py``)."""
+
+    callers: CallerResolver
+    users: UsersService
+    #: the auth flows (``users/flows.py``), shared with GraphQL
+    flows: AuthFlows
+    roles: RolesService
+    entries: EntryService
+    query_parser: QueryParser
+    serializer: RestSerializer
+    user_type: ContentType
+    #: ``CONTENTAPI_REST_MAX_LIMIT``: the users list's size when no pagination is asked
+    max_limit: int
 
 
-def _user_query(request: Request, actor: Actor, *, listing: bool) -> ReadQuery:
-    runtime = _runtime(request)
-    parser = runtime.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
-    content_type = runtime.registry.content_types[USER_UID]
+def _user_query(
+    services: UsersServices, request: Request, actor: Actor, *, listing: bool
+) -> ReadQuery:
+    parser = services.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
+    content_type = services.user_type
     params = query_params(request)
     if not listing:
         return parser.entry_query(content_type, params)
     # paged as Strapi's entity service pages (top-level start/limit), at most maxLimit rows
     query = parser.read_query(content_type, {k: v for k, v in params.items() if k != "pagination"})
-    return with_entity_paging(query, params, runtime.settings.rest_max_limit)
+    return with_entity_paging(query, params, services.max_limit)
 
 
-def _written_user_query(request: Request, actor: Actor) -> ReadQuery:
+def _written_user_query(services: UsersServices, actor: Actor) -> ReadQuery:
     """The answer of ``POST /api/users`` and ``PUT /api/users/:id``: Strapi's ``add`` and
     ``edit`` populate the role whatever the query string says (it is not read), and its output
     sanitizer leaves the role out for a caller who may not find roles."""
-    runtime = _runtime(request)
-    parser = runtime.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
-    return parser.entry_query(runtime.registry.content_types[USER_UID], {"populate": "role"})
+    parser = services.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
+    return parser.entry_query(services.user_type, {"populate": "role"})
 
 
-def _user(request: Request, entry: dict[str, Any]) -> dict[str, Any]:
-    runtime = _runtime(request)
-    return runtime.serializer.plain(runtime.registry.content_types[USER_UID], entry)
-
-
-def build_users_router(runtime: Runtime) -> APIRouter:
+def build_users_router(services: UsersServices) -> APIRouter:
     router = APIRouter(prefix="/api")
-    users = UsersService(runtime)
-    roles = RolesService(runtime)
-    settings = runtime.settings
-    limiter = RateLimiter(
-        runtime.database, settings.auth_rate_limit_max, settings.auth_rate_limit_seconds
-    )
-    flows = AuthFlows(users, AccountMail(runtime), limiter)
+    users = services.users
+    roles = services.roles
+    flows = services.flows
+    require = services.callers.require
+
+    def _user(request: Request, entry: dict[str, Any]) -> dict[str, Any]:
+        return services.serializer.plain(services.user_type, entry)
 
     async def auth_answer(request: Request, signed_in: SignedIn) -> Response:
         user = signed_in.user if signed_in.user is not None else await _read_user(signed_in)
@@ -146,7 +157,7 @@ def build_users_router(runtime: Runtime) -> APIRouter:
         actor = await require(request, f"{PLUGIN}.user.me")
         if actor.user_id is None:  # an API token: Strapi's `ctx.unauthorized()`
             raise UnauthorizedError("Unauthorized")
-        user = await users.user(actor.user_id, _user_query(request, actor, listing=False))
+        user = await users.user(actor.user_id, _user_query(services, request, actor, listing=False))
         if user is None:
             raise UnauthorizedError()
         return OrjsonResponse(_user(request, user))
@@ -154,8 +165,8 @@ def build_users_router(runtime: Runtime) -> APIRouter:
     @router.get("/users/count")
     async def count(request: Request) -> Response:
         actor = await require(request, f"{PLUGIN}.user.count")
-        query = _user_query(request, actor, listing=True)
-        return OrjsonResponse(await runtime.entries.count(USER_UID, query))
+        query = _user_query(services, request, actor, listing=True)
+        return OrjsonResponse(await services.entries.count(USER_UID, query))
 
     @router.api_route("/users", methods=["GET", "POST"])
     async def users_collection(request: Request) -> Response:
@@ -163,10 +174,12 @@ def build_users_router(runtime: Runtime) -> APIRouter:
             actor = await require(request, f"{PLUGIN}.user.create")
             body = await read_json_object(request)
             validate_create_body(body)
-            created = await users.create(body, _written_user_query(request, actor))
+            created = await users.create(body, _written_user_query(services, actor))
             return OrjsonResponse(_user(request, created), status_code=201)
         actor = await require(request, f"{PLUGIN}.user.find")
-        page = await runtime.entries.find_many(USER_UID, _user_query(request, actor, listing=True))
+        page = await services.entries.find_many(
+            USER_UID, _user_query(services, request, actor, listing=True)
+        )
         return OrjsonResponse([_user(request, entry) for entry in page.entries])
 
     @router.api_route("/users/{user_id}", methods=["GET", "PUT", "DELETE"])
@@ -175,12 +188,12 @@ def build_users_router(runtime: Runtime) -> APIRouter:
         actor = await require(request, f"{PLUGIN}.user.{action}")
         parsed = parse_entry_id(user_id)
         if action == "update":
-            query = _written_user_query(request, actor)
+            query = _written_user_query(services, actor)
             entry = await users.update(parsed, await read_json_object(request), query)
         elif action == "destroy":  # Strapi's remove: the deleted row, the query not read
-            entry = await runtime.entries.delete(USER_UID, parsed, ReadQuery())
+            entry = await services.entries.delete(USER_UID, parsed, ReadQuery())
         else:
-            found = await users.user(parsed, _user_query(request, actor, listing=False))
+            found = await users.user(parsed, _user_query(services, request, actor, listing=False))
             if found is None:
                 raise NotFoundError()
             entry = found

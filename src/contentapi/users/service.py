@@ -16,12 +16,16 @@ from sqlalchemy import func, or_, select
 from contentapi.auth.jwt import issue_jwt
 from contentapi.auth.permissions import role_id_of_type
 from contentapi.auth.plugin_settings import read_advanced
+from contentapi.auth.secrets import ServerSecrets
+from contentapi.config import Settings
+from contentapi.db.engine import Database
+from contentapi.db.tables import ContentTables
 from contentapi.entries import EntryService
 from contentapi.entries.messages import MESSAGES, RequestError
 from contentapi.errors import FieldError, NotFoundError, ValidationError
 from contentapi.query.ast import ReadQuery
-from contentapi.runtime import Runtime
 from contentapi.schema.builtin import USER_UID
+from contentapi.schema.registry import Registry
 from contentapi.users.account_mail import AccountMail
 from contentapi.users.register_fields import pick_register_fields, register_keys
 
@@ -48,18 +52,31 @@ def _required_strings(body: Mapping[str, Any], names: tuple[str, ...]) -> dict[s
 class UsersService:
     """User operations over the shared entry service and the ``up_users`` table."""
 
-    def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
-        self.entries: EntryService = runtime.entries
-        self.users = runtime.tables.entity(USER_UID)
-        self.passwords = runtime.entries.passwords
+    def __init__(
+        self,
+        database: Database,
+        tables: ContentTables,
+        registry: Registry,
+        entries: EntryService,
+        settings: Settings,
+        secrets: ServerSecrets,
+        mail: AccountMail,
+    ) -> None:
+        self.database = database
+        self.tables = tables
+        self.settings = settings
+        self.secrets = secrets
+        self.mail = mail
+        self.entries = entries
+        self.users = tables.entity(USER_UID)
+        self.passwords = entries.passwords
         self.register_keys = register_keys(
-            runtime.registry.content_types[USER_UID], runtime.settings.register_allowed_fields
+            registry.content_types[USER_UID], settings.register_allowed_fields
         )
 
     def issue(self, user_id: int) -> str:
-        assert self.runtime.jwt_secret is not None
-        return issue_jwt(user_id, self.runtime.jwt_secret, self.runtime.settings.jwt_lifetime)
+        assert self.secrets.jwt_secret is not None
+        return issue_jwt(user_id, self.secrets.jwt_secret, self.settings.jwt_lifetime)
 
     async def user(self, user_id: int, query: ReadQuery | None = None) -> dict[str, Any] | None:
         return await self.entries.find_one(USER_UID, user_id, query or ReadQuery())
@@ -75,14 +92,14 @@ class UsersService:
         statement = select(self.users.c.id).where(or_(*conditions))
         if exclude is not None:
             statement = statement.where(self.users.c.id != exclude)
-        async with self.runtime.database.read() as conn:
+        async with self.database.read() as conn:
             return (await conn.execute(statement.limit(1))).first() is not None
 
     async def default_role(self) -> int:
         """The role of type ``default_role`` (the plugin's advanced settings)."""
-        async with self.runtime.database.read() as conn:
+        async with self.database.read() as conn:
             advanced = await read_advanced(conn)
-            role_id = await role_id_of_type(conn, self.runtime.tables, advanced.default_role)
+            role_id = await role_id_of_type(conn, self.tables, advanced.default_role)
         if role_id is None:
             raise RequestError("Impossible to find the default role")
         return role_id
@@ -96,9 +113,9 @@ class UsersService:
 
         Only the keys ``register.allowedFields`` allows are written, the others dropped
         (``users.register_fields``); role, provider and confirmation are the flow's own."""
-        async with self.runtime.database.read() as conn:
+        async with self.database.read() as conn:
             advanced = await read_advanced(conn)
-            role_id = await role_id_of_type(conn, self.runtime.tables, advanced.default_role)
+            role_id = await role_id_of_type(conn, self.tables, advanced.default_role)
         if not advanced.allow_register:
             raise RequestError("Register action is currently disabled")
         picked = pick_register_fields(body, self.register_keys)
@@ -125,7 +142,7 @@ class UsersService:
                 raise RequestError("Email or Username are already taken") from None
             raise
         if advanced.email_confirmation:
-            await AccountMail(self.runtime).send_confirmation(int(created["id"]))
+            await self.mail.send_confirmation(int(created["id"]))
             return None, created
         return self.issue(int(created["id"])), created
 
@@ -138,14 +155,14 @@ class UsersService:
             users.c.provider == "local",
             or_(func.lower(users.c.email) == identifier.lower(), users.c.username == identifier),
         )
-        async with self.runtime.database.read() as conn:
+        async with self.database.read() as conn:
             row = (await conn.execute(statement.order_by(users.c.id).limit(1))).first()
         stored = row.password if row is not None else None
         valid = await asyncio.to_thread(self.passwords.verify, values["password"], stored)
         if row is None or not valid:
             raise ValidationError("Invalid identifier or password")
         if not row.confirmed:  # refused only while the plugin asks for confirmed addresses
-            async with self.runtime.database.read() as conn:
+            async with self.database.read() as conn:
                 advanced = await read_advanced(conn)
             if advanced.email_confirmation:
                 raise RequestError("Your account email is not confirmed")
@@ -153,7 +170,7 @@ class UsersService:
             raise RequestError("Your account has been blocked by an administrator")
         if stored and self.passwords.needs_rehash(values["password"], stored):
             rehashed = await asyncio.to_thread(self.passwords.hash, values["password"])
-            async with self.runtime.database.write() as conn:
+            async with self.database.write() as conn:
                 await conn.execute(
                     users.update().where(users.c.id == row.id).values(password=rehashed)
                 )
@@ -166,7 +183,7 @@ class UsersService:
     ) -> tuple[str, dict[str, Any]]:
         """``POST /api/auth/change-password`` for the signed-in user."""
         values = _required_strings(body, ("currentPassword", "password", "passwordConfirmation"))
-        async with self.runtime.database.read() as conn:
+        async with self.database.read() as conn:
             stored = (
                 await conn.execute(select(self.users.c.password).where(self.users.c.id == user_id))
             ).scalar()
@@ -211,7 +228,7 @@ class UsersService:
         self, user_id: int, body: Mapping[str, Any], query: ReadQuery
     ) -> dict[str, Any]:
         """``PUT /api/users/:id``: an unknown id is ``User not found`` before the body counts."""
-        async with self.runtime.database.read() as conn:
+        async with self.database.read() as conn:
             found = await conn.execute(select(self.users.c.id).where(self.users.c.id == user_id))
             if found.first() is None:
                 raise NotFoundError("User not found")

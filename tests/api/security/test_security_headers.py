@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from contentapi.rest.security_headers import API_CSP, PLAYGROUND_CSP
+from contentapi.http.security_headers import API_CSP, PLAYGROUND_CSP
 
 STRAPI_HEADERS = {
     "content-security-policy": (

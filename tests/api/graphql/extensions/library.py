@@ -67,10 +67,10 @@ def shelf(parent: Any, info: Any, name: str) -> dict[str, Any]:
 
 
 async def stats(parent: Any, info: Any) -> Stats:
-    runtime = info.context.runtime
-    content_type = runtime.registry.content_types["api::article.article"]
-    query = runtime.query_parser.read_query(content_type, {})
-    return Stats(articles=await runtime.entries.count("api::article.article", query), label="s")
+    services = info.context.services
+    content_type = services.registry.content_types["api::article.article"]
+    query = services.query_parser.read_query(content_type, {})
+    return Stats(articles=await services.entries.count("api::article.article", query), label="s")
 
 
 def boom(parent: Any, info: Any) -> str:

@@ -28,7 +28,7 @@ from contentapi.errors import (
     UnauthorizedError,
     ValidationError,
 )
-from contentapi.rest.responses import OrjsonResponse
+from contentapi.http.responses import OrjsonResponse
 
 __all__ = ["CatchAllMiddleware", "error_response", "install_error_handlers"]
 

@@ -1,4 +1,5 @@
-"""Reading a write request's JSON body: size limit, JSON syntax, the ``data`` envelope."""
+"""Reading a write request's JSON body: JSON syntax and the ``data`` envelope, the size held to
+``CONTENTAPI_BODY_LIMIT`` by ``http/limits.py``."""
 
 from __future__ import annotations
 
@@ -7,25 +8,17 @@ from typing import Any
 import orjson
 from fastapi import Request
 
-from contentapi.errors import PayloadTooLargeError, ValidationError
+from contentapi.errors import ValidationError
+from contentapi.http.limits import hold_body_to_json
 
 __all__ = ["read_data", "read_json_object"]
 
 
 async def _read_limited(request: Request) -> bytes:
-    # ``rest/limits.py`` holds every JSON body to the limit already; a multipart body sent to
-    # a JSON route is held to it here.
-    limit: int = request.app.state.runtime.settings.body_limit
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise PayloadTooLargeError()
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise PayloadTooLargeError()
-        chunks.append(chunk)
+    # ``http/limits.py`` counts the body; a multipart body sent to a JSON route is held to the
+    # JSON limit there too.
+    hold_body_to_json(request)
+    chunks = [chunk async for chunk in request.stream()]
     return b"".join(chunks)
 
 

@@ -1,0 +1,1 @@
+"""HTTP plumbing every protocol surface shares (REST, the plugins' routes, GraphQL, health)."""
