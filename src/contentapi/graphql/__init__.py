@@ -33,14 +33,12 @@ def customized_schema(
     settings: Settings,
     registry: Registry,
     upload: UploadService,
-    app: App | None = None,
+    app: App,
 ) -> Customized:
     """The schema with the extensions registered on ``app`` applied, and their plugins."""
-    from contentapi.extensions import App
     from contentapi.graphql.customize import check_switches, customize
     from contentapi.graphql.schema import SchemaOptions, build_schema
 
-    app = app or App(settings, registry)
     check_switches(app.graphql.switches, registry)
     options = SchemaOptions(
         shadow_crud=settings.graphql_shadow_crud,
@@ -69,7 +67,7 @@ class SchemaSources(Protocol):
     storage: StorageProvider
 
 
-def graphql_schema(sources: SchemaSources, app: App | None = None) -> GraphQLSchema:
+def graphql_schema(sources: SchemaSources, app: App) -> GraphQLSchema:
     """The schema alone, for ``contentapi graphql-schema`` (printed, never served: the upload
     service it is built with is never called)."""
     settings = sources.settings
