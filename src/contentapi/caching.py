@@ -31,6 +31,7 @@ __all__ = [
     "JSON_TEXTS",
     "LIST_TOTALS",
     "PAGE_STATEMENTS",
+    "PARSED_QUERIES",
     "RELATION_STATEMENTS",
     "SIZES",
     "TIMESTAMP_TEXTS",
@@ -67,6 +68,9 @@ ENTRY_STATEMENTS: Final = 1024
 #: statements compiled for asyncpg, by the built statement (``db/driver.py``): the callers above
 #: keep their statements, so this holds as many as they do together, with room
 COMPILED_STATEMENTS: Final = 4096
+#: parsed read queries by content type, route kind, raw query string and the caller's reading
+#: rights (``rest/parsed_queries.py``): a front end asks the same few query strings again and again
+PARSED_QUERIES: Final = 256
 #: JSON texts parsed for ``jsonb`` ordering on SQLite (``db/jsonb.py``, an ``lru_cache``)
 JSON_TEXTS: Final = 4096
 #: datetimes formatted as ``toISOString`` (``values.py``, an ``lru_cache``): two or three per
@@ -84,6 +88,7 @@ SIZES: Final[dict[str, int]] = {
     "PAGE_STATEMENTS": PAGE_STATEMENTS,
     "ENTRY_STATEMENTS": ENTRY_STATEMENTS,
     "COMPILED_STATEMENTS": COMPILED_STATEMENTS,
+    "PARSED_QUERIES": PARSED_QUERIES,
     "JSON_TEXTS": JSON_TEXTS,
     "TIMESTAMP_TEXTS": TIMESTAMP_TEXTS,
 }

@@ -15,6 +15,7 @@ from collections.abc import Callable, Hashable
 from typing import Literal
 
 from contentapi.auth.actor import Actor
+from contentapi.caching import PARSED_QUERIES, BoundedCache
 from contentapi.query.ast import ReadQuery
 
 __all__ = ["ParsedQueries", "RouteKind"]
@@ -23,12 +24,10 @@ RouteKind = Literal["list", "entry"]
 
 
 class ParsedQueries:
-    """``(uid, route kind, raw query string, caller's rights)`` → ``ReadQuery`` (oldest
-    dropped first past ``size``)."""
+    """``(uid, route kind, raw query string, caller's rights)`` → ``ReadQuery``."""
 
-    def __init__(self, size: int = 256) -> None:
-        self.size = size
-        self._queries: dict[Hashable, ReadQuery] = {}
+    def __init__(self, size: int = PARSED_QUERIES) -> None:
+        self._queries: BoundedCache[Hashable, ReadQuery] = BoundedCache(size)
 
     def get(
         self,
@@ -41,10 +40,8 @@ class ParsedQueries:
         key = (uid, kind, raw, actor.kind, actor.token_type, actor.permissions)
         found = self._queries.get(key)
         if found is None:
-            found = parse()  # raises for a bad query string: nothing kept
-            if len(self._queries) >= self.size:
-                self._queries.pop(next(iter(self._queries)))
-            self._queries[key] = found
+            # raises for a bad query string: nothing kept
+            found = self._queries.put(key, parse())
         return found
 
     def __len__(self) -> int:
