@@ -42,6 +42,24 @@ class ApplicationError(Exception):
         self.message = message
         self.details: Any = {} if details is None else details
 
+    def __init_subclass__(
+        cls,
+        *,
+        status: int | None = None,
+        name: str | None = None,
+        message: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """An error declares its status, Strapi name and default message in its class line,
+        so the list below reads as the table it is; what a class leaves out it inherits."""
+        super().__init_subclass__(**kwargs)
+        if status is not None:
+            cls.status = status
+        if name is not None:
+            cls.name = name
+        if message is not None:
+            cls.default_message = message
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "status": self.status,
@@ -65,11 +83,8 @@ class FieldError:
         return {"path": path, "message": self.message, "name": self.name}
 
 
-class ValidationError(ApplicationError):
+class ValidationError(ApplicationError, status=400, name="ValidationError"):
     """400: a bad query parameter or body. ``errors`` name each offending path."""
-
-    status = 400
-    name = "ValidationError"
 
     def __init__(
         self,
@@ -89,71 +104,59 @@ class ValidationError(ApplicationError):
         return cls(message, errors=errors)
 
 
-class PaginationError(ApplicationError):
+class PaginationError(ApplicationError, status=400, name="PaginationError"):
     """Mixed page and offset pagination (GraphQL; REST inside a populate) and a bad page or
     pageSize inside a REST populate: Strapi's ``PaginationError``."""
 
-    status = 400
-    name = "PaginationError"
+
+class UnauthorizedError(
+    ApplicationError, status=401, name="UnauthorizedError", message="Missing or invalid credentials"
+):
+    """No credentials where a route needs them, or ones that do not verify."""
 
 
-class UnauthorizedError(ApplicationError):
-    status = 401
-    name = "UnauthorizedError"
-    default_message = "Missing or invalid credentials"
+class ForbiddenError(ApplicationError, status=403, name="ForbiddenError", message="Forbidden"):
+    """Credentials that do not grant the action."""
 
 
-class ForbiddenError(ApplicationError):
-    status = 403
-    name = "ForbiddenError"
-    default_message = "Forbidden"
-
-
-class PolicyError(ForbiddenError):
+class PolicyError(ForbiddenError, name="PolicyError", message="Policy Failed"):
     """A policy refused the request (Strapi's ``PolicyError``, GraphQL code ``FORBIDDEN``)."""
 
-    name = "PolicyError"
-    default_message = "Policy Failed"
+
+class NotFoundError(ApplicationError, status=404, name="NotFoundError", message="Not Found"):
+    """No such route, content type or entry."""
 
 
-class NotFoundError(ApplicationError):
-    status = 404
-    name = "NotFoundError"
-    default_message = "Not Found"
+class MethodNotAllowedError(
+    ApplicationError, status=405, name="MethodNotAllowedError", message="Method Not Allowed"
+):
+    """A known path asked with a method it does not take."""
 
 
-class MethodNotAllowedError(ApplicationError):
-    status = 405
-    name = "MethodNotAllowedError"
-    default_message = "Method Not Allowed"
+class PayloadTooLargeError(
+    ApplicationError, status=413, name="PayloadTooLargeError", message="Payload Too Large"
+):
+    """A body or upload over its limit."""
 
 
-class PayloadTooLargeError(ApplicationError):
-    status = 413
-    name = "PayloadTooLargeError"
-    default_message = "Payload Too Large"
-
-
-class UriTooLongError(ApplicationError):
+class UriTooLongError(ApplicationError, status=414, name="URITooLongError", message="URI Too Long"):
     """414: a query string over ``CONTENTAPI_QUERY_STRING_LIMIT`` (koa's name for it)."""
 
-    status = 414
-    name = "URITooLongError"
-    default_message = "URI Too Long"
+
+class RateLimitError(
+    ApplicationError,
+    status=429,
+    name="RateLimitError",
+    message="Too many requests, please try again later.",
+):
+    """Too many attempts of an auth flow from one address (``auth/ratelimit.py``)."""
 
 
-class RateLimitError(ApplicationError):
-    status = 429
-    name = "RateLimitError"
-    default_message = "Too many requests, please try again later."
-
-
-class ServiceUnavailableError(ApplicationError):
+class ServiceUnavailableError(
+    ApplicationError, status=503, name="ServiceUnavailableError", message="Service Unavailable"
+):
     """The database cannot be reached or used right now (``db/outage.py``): a retry may
     succeed, so the answer is 503 with ``Retry-After`` (koa's name for the status)."""
 
-    status = 503
-    name = "ServiceUnavailableError"
     #: Seconds a client is asked to wait before retrying.
     retry_after = 5
-    default_message = "Service Unavailable"

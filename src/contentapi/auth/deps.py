@@ -9,6 +9,8 @@ router and to GraphQL, so that they all resolve callers the same way.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from fastapi import Request
 
 from contentapi.auth.actor import Actor, may
@@ -35,22 +37,16 @@ def bearer_token(request: Request) -> str | None:
     return parts[1]
 
 
+@dataclass(slots=True, eq=False)
 class CallerResolver:
-    """Who calls, from the worker's caller cache or the database."""
+    """Who calls, from the worker's caller cache or the database (a dataclass: it only holds
+    what the composition root hands it; compared by identity like any service)."""
 
-    def __init__(
-        self,
-        database: Database,
-        tables: ContentTables,
-        secrets: ServerSecrets,
-        cache: CallerCache,
-        token_usage: TokenUsage,
-    ) -> None:
-        self.database = database
-        self.tables = tables
-        self.secrets = secrets
-        self.cache = cache
-        self.token_usage = token_usage
+    database: Database
+    tables: ContentTables
+    secrets: ServerSecrets
+    cache: CallerCache
+    token_usage: TokenUsage
 
     async def current_actor(self, request: Request) -> Actor:
         """Who calls: a user (JWT), an API token, or the public role. Read from the database,

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.entries.collaborators import WritesParts
 from contentapi.entries.input import parse_entry_input
 from contentapi.entries.localization import (
     copy_non_localized,
@@ -22,8 +23,8 @@ from contentapi.entries.localization import (
     non_localized,
 )
 from contentapi.entries.messages import RequestError
-from contentapi.entries.reads import Entry, EntryReads
-from contentapi.entries.writes import EntryWrites, hash_passwords
+from contentapi.entries.reads import Entry
+from contentapi.entries.writes import hash_passwords
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import ReadQuery
 from contentapi.schema.model import ContentType
@@ -34,19 +35,8 @@ __all__ = ["NewLocalizations"]
 ENTITY_NOT_FOUND = "Entity not found"
 
 
-class NewLocalizations:
+class NewLocalizations(WritesParts):
     """Creates localizations of entries of every localized content type in the registry."""
-
-    def __init__(self, reads: EntryReads, writes: EntryWrites) -> None:
-        self.reads = reads
-        self.writes = writes
-        self.registry = reads.registry
-        self.tables = reads.tables
-        self.database = reads.database
-        self.locales = reads.locales
-        self.content_type = reads.content_type
-        self.writer = writes.writer
-        self.passwords = writes.passwords
 
     async def create_localization(
         self, uid: str, source_id: int | None, data: Any, query: ReadQuery | None = None

@@ -12,7 +12,7 @@ writes read their answers back through the same one-entry statements.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, bindparam, func, select
@@ -44,34 +44,31 @@ class Page:
     total: int | None
 
 
+@dataclass(slots=True, eq=False)
 class EntryReads:
-    """Reads entries of every content type in the registry, keeping the statements it built."""
+    """Reads entries of every content type in the registry, keeping the statements it built
+    (a dataclass: it holds what it is handed, and its caches)."""
 
-    def __init__(
-        self,
-        registry: Registry,
-        tables: ContentTables,
-        database: Database,
-        compiler: Compiler,
-        populator: Populator,
-        *,
-        locales: tuple[str, ...],
-    ) -> None:
-        self.registry = registry
-        self.tables = tables
-        self.database = database
-        self.locales = locales
-        self.compiler = compiler
-        self.populator = populator
-        #: built page and count statements by query (``_page_statements``)
-        self._pages: BoundedCache[Any, tuple[Select[Any], Columns, Select[Any], Any]] = (
-            BoundedCache(PAGE_STATEMENTS)
-        )
-        #: list totals per query (PostgreSQL: trusted while the change listener listens)
-        self.totals = TotalsCache()
-        database.after_write.append(self.totals.clear)
-        #: built one-entry statements by type, fields and state (a handful per type)
-        self._by_id: BoundedCache[Any, tuple[Select[Any], Columns]] = BoundedCache(ENTRY_STATEMENTS)
+    registry: Registry
+    tables: ContentTables
+    database: Database
+    compiler: Compiler
+    populator: Populator
+    _: KW_ONLY
+    locales: tuple[str, ...]
+    #: built page and count statements by query (``_page_statements``)
+    _pages: BoundedCache[Any, tuple[Select[Any], Columns, Select[Any], Any]] = field(
+        init=False, default_factory=lambda: BoundedCache(PAGE_STATEMENTS)
+    )
+    #: list totals per query (PostgreSQL: trusted while the change listener listens)
+    totals: TotalsCache = field(init=False, default_factory=TotalsCache)
+    #: built one-entry statements by type, fields and state (a handful per type)
+    _by_id: BoundedCache[Any, tuple[Select[Any], Columns]] = field(
+        init=False, default_factory=lambda: BoundedCache(ENTRY_STATEMENTS)
+    )
+
+    def __post_init__(self) -> None:
+        self.database.after_write.append(self.totals.clear)
 
     def content_type(self, uid: str) -> ContentType:
         """The registered content type ``uid`` names."""

@@ -13,27 +13,18 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from contentapi.entries.collaborators import WritesParts
 from contentapi.entries.localization import sync_populated_localizations
-from contentapi.entries.reads import Entry, EntryReads
-from contentapi.entries.writes import EntryWrites, hash_passwords
+from contentapi.entries.reads import Entry
+from contentapi.entries.writes import hash_passwords
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import ReadQuery
 
 __all__ = ["SingleTypes"]
 
 
-class SingleTypes:
+class SingleTypes(WritesParts):
     """Reads and writes the entry of every single type in the registry."""
-
-    def __init__(self, reads: EntryReads, writes: EntryWrites) -> None:
-        self.reads = reads
-        self.writes = writes
-        self.tables = reads.tables
-        self.database = reads.database
-        self.populator = reads.populator
-        self.content_type = reads.content_type
-        self.writer = writes.writer
-        self.passwords = writes.passwords
 
     async def find_single(self, uid: str, query: ReadQuery) -> Entry | None:
         """The entry of a single type (per locale when localized)."""

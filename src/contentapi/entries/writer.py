@@ -14,6 +14,7 @@ from __future__ import annotations
 import zlib
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import KW_ONLY, InitVar, dataclass, field
 from typing import Any
 
 from sqlalchemy import Column, and_, select
@@ -42,21 +43,20 @@ from contentapi.schema.registry import Registry
 __all__ = ["Writer"]
 
 
+@dataclass(slots=True, eq=False)
 class Writer:
-    """Stores write plans and deletes rows, for every model of the registry."""
+    """Stores write plans and deletes rows, for every model of the registry (a dataclass: it
+    holds what it is handed; ``kept`` only serves its ``RelationReads``)."""
 
-    def __init__(
-        self,
-        registry: Registry,
-        tables: ContentTables,
-        *,
-        dialect: Dialect,
-        kept: KeptStatements,
-    ) -> None:
-        self.registry = registry
-        self.tables = tables
-        self.dialect = dialect
-        self.reads = RelationReads(tables, dialect=dialect, kept=kept)
+    registry: Registry
+    tables: ContentTables
+    _: KW_ONLY
+    dialect: Dialect
+    kept: InitVar[KeptStatements]
+    reads: RelationReads = field(init=False)
+
+    def __post_init__(self, kept: KeptStatements) -> None:
+        self.reads = RelationReads(self.tables, dialect=self.dialect, kept=kept)
 
     async def lock(self, conn: AsyncConnection, name: str) -> None:
         """Serialise writers of ``name`` until the transaction ends (SQLite writes already are)."""

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.auth.passwords import PasswordHasher
 from contentapi.db.engine import Database
+from contentapi.entries.collaborators import ReadsParts
 from contentapi.entries.input import parse_entry_input
 from contentapi.entries.localization import sync_populated_localizations
 from contentapi.entries.reads import Entry, EntryReads
@@ -37,17 +38,11 @@ __all__ = ["EntryWrites", "hash_passwords"]
 _CALLER_MODELS = frozenset({USER_UID, ROLE_UID, PERMISSION_UID})
 
 
-class EntryWrites:
+class EntryWrites(ReadsParts):
     """Creates, updates and deletes entries of every content type in the registry."""
 
     def __init__(self, reads: EntryReads, writer: Writer, passwords: PasswordHasher) -> None:
-        self.reads = reads
-        self.registry = reads.registry
-        self.tables = reads.tables
-        self.database = reads.database
-        self.locales = reads.locales
-        self.populator = reads.populator
-        self.content_type = reads.content_type
+        super().__init__(reads)
         self.writer = writer
         #: hashes password attributes (bcrypt by default, as Strapi: see ``auth.passwords``)
         self.passwords = passwords

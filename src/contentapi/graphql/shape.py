@@ -10,6 +10,7 @@ graphql-js does.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any
 
@@ -131,29 +132,19 @@ def date_value(value: date) -> str:  # re-exported for the users/upload payloads
     return value.isoformat()
 
 
+@dataclass(slots=True, eq=False)
 class Deferred:
     """A field an extension resolves, left in the shaped value to be resolved afterwards
     (``deferred.py``): its definition, the nodes selecting it, the type it belongs to, the
     parent value its resolver receives, and — for a generated field that is only wrapped —
     the value the compiled pass computed."""
 
-    __slots__ = ("computed", "definition", "has_value", "nodes", "parent", "parent_type")
-
-    def __init__(
-        self,
-        definition: Any,
-        parent_type: Any,
-        nodes: Any,
-        parent: Any,
-        computed: Any = None,
-        has_value: bool = False,
-    ) -> None:
-        self.definition = definition
-        self.parent_type = parent_type
-        self.nodes = nodes
-        self.parent = parent
-        self.computed = computed
-        self.has_value = has_value
+    definition: Any
+    parent_type: Any
+    nodes: Any
+    parent: Any
+    computed: Any = None
+    has_value: bool = False
 
 
 def deferred_shaper(

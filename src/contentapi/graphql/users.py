@@ -31,6 +31,7 @@ from contentapi.errors import ForbiddenError, NotFoundError
 from contentapi.graphql.context import GraphQLContext
 from contentapi.graphql.crud import ContentTypeResolvers, entry_id, input_data
 from contentapi.graphql.errors import PlainResolverError
+from contentapi.graphql.selection import Selection
 from contentapi.graphql.types import OutputTypes
 from contentapi.query.ast import ReadQuery, RelationPopulate
 from contentapi.schema.builtin import ROLE_UID, USER_UID
@@ -105,6 +106,20 @@ def _client(info: GraphQLResolveInfo) -> str:
     return client_address(info.context.request)
 
 
+def _strings(*names: str) -> dict[str, GraphQLArgument]:
+    """Required ``String!`` arguments by name: all the e-mail flows' mutations take."""
+    return {name: GraphQLArgument(GraphQLNonNull(GraphQLString)) for name in names}
+
+
+def _wanted(id: str, what: str) -> int:
+    """The entry a mutation's ``id`` names, or Strapi's 404 for ``what`` (``User``, ``Role``)
+    when it names none."""
+    wanted = entry_id(id)
+    if wanted is None:
+        raise NotFoundError(f"{what} not found")
+    return wanted
+
+
 class UsersPermissionsFields:
     """Builds the plugin's root fields; resolvers use the services found in the context."""
 
@@ -136,7 +151,6 @@ class UsersPermissionsFields:
         user_response = GraphQLNonNull(self.types.entity_response(user))
         role_input = GraphQLNonNull(self.types.inputs.input(role))
         user_input = GraphQLNonNull(self.types.inputs.input(user))
-        string = GraphQLNonNull(GraphQLString)
         required_id = GraphQLArgument(GraphQLNonNull(GraphQLID))
         return {
             "createUsersPermissionsRole": GraphQLField(
@@ -177,30 +191,22 @@ class UsersPermissionsFields:
             ),
             "forgotPassword": GraphQLField(
                 _PASSWORD_PAYLOAD,
-                args={"email": GraphQLArgument(string)},
+                args=_strings("email"),
                 resolve=self.forgot_password,
             ),
             "resetPassword": GraphQLField(
                 _LOGIN_PAYLOAD,
-                args={
-                    "password": GraphQLArgument(string),
-                    "passwordConfirmation": GraphQLArgument(string),
-                    "code": GraphQLArgument(string),
-                },
+                args=_strings("password", "passwordConfirmation", "code"),
                 resolve=self.reset_password,
             ),
             "changePassword": GraphQLField(
                 _LOGIN_PAYLOAD,
-                args={
-                    "currentPassword": GraphQLArgument(string),
-                    "password": GraphQLArgument(string),
-                    "passwordConfirmation": GraphQLArgument(string),
-                },
+                args=_strings("currentPassword", "password", "passwordConfirmation"),
                 resolve=self.change_password,
             ),
             "emailConfirmation": GraphQLField(
                 _LOGIN_PAYLOAD,
-                args={"confirmation": GraphQLArgument(string)},
+                args=_strings("confirmation"),
                 resolve=self.email_confirmation,
             ),
         }
@@ -254,36 +260,33 @@ class UsersPermissionsFields:
 
     # ------------------------------------------------------------ user and role CRUD
 
-    async def create_user(self, _parent: Any, info: GraphQLResolveInfo, data: dict) -> Any:
+    def _user_mutation(
+        self, info: GraphQLResolveInfo, action: str
+    ) -> tuple[GraphQLContext, Selection, ReadQuery]:
+        """What a user mutation starts with, in Strapi's order: the permission checked, then
+        the compiled selection of its ``response`` and the query reading the user back."""
         ctx: GraphQLContext = info.context
-        ctx.authorize(f"{PLUGIN}.user.create")
+        ctx.authorize(f"{PLUGIN}.user.{action}")
         selection = self.users_crud._selection(info, "response")
         query = ReadQuery(fields=tuple(selection.fields), populate=selection.populate)
+        return ctx, selection, query
+
+    async def create_user(self, _parent: Any, info: GraphQLResolveInfo, data: dict) -> Any:
+        ctx, selection, query = self._user_mutation(info, "create")
         body = input_data(data)
         validate_create_body(body)  # Strapi's GraphQL runs the REST controller's checks
         entry = await ctx.services.users.create(body, query)
         return await self.users_crud._respond(info, selection, entry)
 
     async def update_user(self, _parent: Any, info: GraphQLResolveInfo, id: str, data: dict) -> Any:
-        ctx: GraphQLContext = info.context
-        ctx.authorize(f"{PLUGIN}.user.update")
-        selection = self.users_crud._selection(info, "response")
-        query = ReadQuery(fields=tuple(selection.fields), populate=selection.populate)
-        wanted = entry_id(id)
-        if wanted is None:
-            raise NotFoundError("User not found")
+        ctx, selection, query = self._user_mutation(info, "update")
+        wanted = _wanted(id, "User")
         entry = await ctx.services.users.update(wanted, input_data(data), query)
         return await self.users_crud._respond(info, selection, entry)
 
     async def delete_user(self, _parent: Any, info: GraphQLResolveInfo, id: str) -> Any:
-        ctx: GraphQLContext = info.context
-        ctx.authorize(f"{PLUGIN}.user.destroy")
-        selection = self.users_crud._selection(info, "response")
-        query = ReadQuery(fields=tuple(selection.fields), populate=selection.populate)
-        wanted = entry_id(id)
-        if wanted is None:
-            raise NotFoundError("User not found")
-        entry = await ctx.services.entries.delete(USER_UID, wanted, query)
+        ctx, selection, query = self._user_mutation(info, "destroy")
+        entry = await ctx.services.entries.delete(USER_UID, _wanted(id, "User"), query)
         return await self.users_crud._respond(info, selection, entry)
 
     @staticmethod
@@ -309,17 +312,11 @@ class UsersPermissionsFields:
     async def update_role(self, _parent: Any, info: GraphQLResolveInfo, id: str, data: dict) -> Any:
         ctx: GraphQLContext = info.context
         ctx.authorize(f"{ROLE_UID}.updateRole")
-        wanted = entry_id(id)
-        if wanted is None:
-            raise NotFoundError("Role not found")
-        await ctx.services.roles.update(wanted, self._role_body(data))
+        await ctx.services.roles.update(_wanted(id, "Role"), self._role_body(data))
         return {"ok": True}
 
     async def delete_role(self, _parent: Any, info: GraphQLResolveInfo, id: str) -> Any:
         ctx: GraphQLContext = info.context
         ctx.authorize(f"{ROLE_UID}.deleteRole")
-        wanted = entry_id(id)
-        if wanted is None:
-            raise NotFoundError("Role not found")
-        await ctx.services.roles.delete(wanted)
+        await ctx.services.roles.delete(_wanted(id, "Role"))
         return {"ok": True}

@@ -8,6 +8,8 @@ envelope, files as ``{id, ...attributes}``, lists as plain arrays.
 
 from __future__ import annotations
 
+from typing import Any
+
 from contentapi.openapi.attributes import Schema
 from contentapi.openapi.models import ModelSchemas
 from contentapi.openapi.parameters import PLUGIN_LIST_QUERY
@@ -21,22 +23,26 @@ __all__ = ["plugin_paths"]
 _UPLOAD_TAG = "Upload"
 
 
+def _upload_operation(summary: str, action: str, **parts: Any) -> Schema:
+    """An upload operation: its id is ``upload.<action>``, its permission the action of the
+    plugin's content API, its tag the plugin's."""
+    permission = f"plugin::upload.content-api.{action}"
+    return operation(summary, f"upload.{action}", _UPLOAD_TAG, permission=permission, **parts)
+
+
 def _upload(models: ModelSchemas) -> dict[str, Schema]:
     file = ref_to(models.name(f"{FILE_UID}#plain"))
-    upload = "plugin::upload.content-api"
     return {
         "/api/upload": {
-            "post": operation(
+            "post": _upload_operation(
                 "Upload files",
-                "upload.upload",
-                _UPLOAD_TAG,
+                "upload",
                 ok=json_ok({"type": "array", "items": file}),
                 errors=(400, 404, 413),
                 body={
                     "required": True,
                     "content": {"multipart/form-data": {"schema": ref_to("UploadRequest")}},
                 },
-                permission=f"{upload}.upload",
                 description=(
                     "Images get `thumbnail`, `small`, `medium` and `large` formats where the "
                     "original is larger; `ref`, `refId` and `field` attach the files to an entry."
@@ -44,33 +50,27 @@ def _upload(models: ModelSchemas) -> dict[str, Schema]:
             )
         },
         "/api/upload/files": {
-            "get": operation(
+            "get": _upload_operation(
                 "List files",
-                "upload.find",
-                _UPLOAD_TAG,
+                "find",
                 ok=json_ok({"type": "array", "items": file}),
                 errors=(400,),
                 parameters=PLUGIN_LIST_QUERY,
-                permission=f"{upload}.find",
             )
         },
         "/api/upload/files/{id}": {
             "parameters": [path_id(description="the file's id")],
-            "get": operation(
+            "get": _upload_operation(
                 "Get a file",
-                "upload.findOne",
-                _UPLOAD_TAG,
+                "findOne",
                 ok=json_ok(file),
                 errors=(404,),
-                permission=f"{upload}.findOne",
             ),
-            "delete": operation(
+            "delete": _upload_operation(
                 "Delete a file (its bytes and attachments too)",
-                "upload.destroy",
-                _UPLOAD_TAG,
+                "destroy",
                 ok=json_ok(file),
                 errors=(404,),
-                permission=f"{upload}.destroy",
             ),
         },
     }

@@ -15,7 +15,7 @@ from typing import Any
 
 from contentapi.schema.attribute_rules import parse_attributes
 from contentapi.schema.custom_fields import CustomFields
-from contentapi.schema.model import Component, ContentType
+from contentapi.schema.model import Attribute, Component, ContentType
 from contentapi.schema.model_errors import ErrorCollector, ModelError
 from contentapi.schema.naming import snake_case
 
@@ -30,6 +30,26 @@ RESERVED_PLURALS = frozenset({"auth", "users", "upload", "i18n", "users-permissi
 def _object(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     value = doc.get(key)
     return value if isinstance(value, Mapping) else {}
+
+
+def _table_then_attributes(
+    doc: Mapping[str, Any],
+    errors: ErrorCollector,
+    table: Any,
+    *,
+    in_component: bool,
+    custom_fields: CustomFields | None,
+) -> dict[str, Attribute] | None:
+    """The end of a model's header, the table name, checked; then its attributes, parsed and
+    their problems reported even when the header has some (every problem of a file at once).
+    ``None`` when the header had a problem: no model is built from it."""
+    if not isinstance(table, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", table):
+        errors.add(None, f"collectionName {table!r} is not a valid table name")
+    header_problems = len(errors.errors)
+    attributes = parse_attributes(
+        doc, errors, in_component=in_component, custom_fields=custom_fields
+    )
+    return None if header_problems else attributes
 
 
 def parse_content_type(
@@ -78,11 +98,10 @@ def parse_content_type(
     table = doc.get("collectionName") or default_table
     if not table and isinstance(plural, str):
         table = snake_case(plural)
-    if not isinstance(table, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", table):
-        errors.add(None, f"collectionName {table!r} is not a valid table name")
-    header_problems = len(errors.errors)
-    attributes = parse_attributes(doc, errors, in_component=False, custom_fields=custom_fields)
-    if header_problems:
+    attributes = _table_then_attributes(
+        doc, errors, table, in_component=False, custom_fields=custom_fields
+    )
+    if attributes is None:
         return None, errors.errors
     # Problems in attributes only: the model is still returned, without them, so that the
     # other files are checked against it (one misspelt type must not make every relation to
@@ -126,11 +145,10 @@ def parse_component(
         if not MODEL_NAME.match(value):
             errors.add(None, f"component {what} {value!r} must be kebab-case (a-z, 0-9, '-')")
     table = doc.get("collectionName") or f"components_{snake_case(category)}_{snake_case(name)}s"
-    if not isinstance(table, str) or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", table):
-        errors.add(None, f"collectionName {table!r} is not a valid table name")
-    header_problems = len(errors.errors)
-    attributes = parse_attributes(doc, errors, in_component=True, custom_fields=custom_fields)
-    if header_problems:
+    attributes = _table_then_attributes(
+        doc, errors, table, in_component=True, custom_fields=custom_fields
+    )
+    if attributes is None:
         return None, errors.errors
     info = _object(doc, "info")
     return (

@@ -13,22 +13,19 @@ import logging
 import re
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, BinaryIO
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import Table, and_, func, select
 
-from contentapi.db.engine import Database
-from contentapi.db.tables import ContentTables
-from contentapi.entries import EntryService
+from contentapi.entries.access import EntryAccess
 from contentapi.entries.media_store import allowed_file
 from contentapi.entries.row_values import row_values
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import Comparison, OffsetPagination, ReadQuery
 from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import MediaAttribute
-from contentapi.schema.registry import Registry
 from contentapi.upload.folders import api_upload_folder, file_in_folder
 from contentapi.upload.images import ImageError, ImageTooLargeError, inspect_image, renditions
 from contentapi.upload.sniff import sniff
@@ -85,27 +82,20 @@ def _hash(name: str) -> str:
     return f"{slug}_{secrets.token_hex(5)}"
 
 
-class UploadService:
+@dataclass(slots=True, eq=False)
+class UploadService(EntryAccess):
     """Uploads and deletes of files, built once by the composition root and shared by REST's
-    ``/api/upload`` and GraphQL's upload mutations."""
+    ``/api/upload`` and GraphQL's upload mutations (a dataclass: it holds what it is handed,
+    and the two tables it writes, looked up once)."""
 
-    def __init__(
-        self,
-        database: Database,
-        tables: ContentTables,
-        registry: Registry,
-        entries: EntryService,
-        storage: StorageProvider,
-        max_size: int,
-    ) -> None:
-        self.database = database
-        self.tables = tables
-        self.registry = registry
-        self.entries = entries
-        self.storage = storage
-        self.max_size = max_size
-        self.files = tables.entity(FILE_UID)
-        morphs = tables.file_morphs
+    storage: StorageProvider
+    max_size: int
+    files: Table = field(init=False)
+    morphs: Table = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.files = self.tables.entity(FILE_UID)
+        morphs = self.tables.file_morphs
         assert morphs is not None
         self.morphs = morphs
 

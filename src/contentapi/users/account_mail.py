@@ -12,17 +12,16 @@ transaction that stored their code (``mail.outbox``).
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field
 from email.utils import formataddr
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Table, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.auth.plugin_settings import MailTemplate, read_advanced, read_mail_templates
 from contentapi.config import Settings
-from contentapi.db.engine import Database
-from contentapi.db.tables import ContentTables
-from contentapi.entries import EntryService
+from contentapi.entries.access import EntryAccess
 from contentapi.entries.input import parse_entry_input
 from contentapi.entries.messages import RequestError
 from contentapi.entries.serialize import RestSerializer
@@ -32,7 +31,7 @@ from contentapi.mail.outbox import Outbox
 from contentapi.mail.template import render_template
 from contentapi.query.ast import ReadQuery
 from contentapi.schema.builtin import USER_UID
-from contentapi.schema.registry import Registry
+from contentapi.schema.model import ContentType
 from contentapi.users.codes import digest_matches, new_code, stored_digest
 
 __all__ = ["AccountMail"]
@@ -47,27 +46,20 @@ def _sender(template: MailTemplate) -> str | None:
     return formataddr((template.from_name, template.from_email))
 
 
-class AccountMail:
-    """The flows over the ``up_users`` table, the plugin settings and the outbox."""
+@dataclass(slots=True, eq=False)
+class AccountMail(EntryAccess):
+    """The flows over the ``up_users`` table, the plugin settings and the outbox (a dataclass:
+    it holds what it is handed, and the users' table and content type, looked up once)."""
 
-    def __init__(
-        self,
-        database: Database,
-        tables: ContentTables,
-        registry: Registry,
-        entries: EntryService,
-        serializer: RestSerializer,
-        settings: Settings,
-        outbox: Outbox,
-    ) -> None:
-        self.database = database
-        self.registry = registry
-        self.entries = entries
-        self.serializer = serializer
-        self.settings = settings
-        self.outbox = outbox
-        self.users = tables.entity(USER_UID)
-        self.content_type = registry.content_types[USER_UID]
+    serializer: RestSerializer
+    settings: Settings
+    outbox: Outbox
+    users: Table = field(init=False)
+    content_type: ContentType = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.users = self.tables.entity(USER_UID)
+        self.content_type = self.registry.content_types[USER_UID]
 
     async def _user_info(self, user_id: int) -> dict[str, Any] | None:
         """The user as a template sees it (``USER.username``): no private attribute."""

@@ -9,6 +9,7 @@ mutations do) and shape its answer.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,19 +99,26 @@ def build_users_router(services: UsersServices) -> APIRouter:
             raise NotFoundError("User not found")
         return user
 
+    async def sign_in(
+        request: Request,
+        action: str,
+        flow: Callable[[Mapping[str, Any], str], Awaitable[SignedIn]],
+    ) -> Response:
+        """The flows that answer with a signed-in user (log in, register, reset a password):
+        the permission checked before the body is read, then the flow run for the client."""
+        await require(request, f"{PLUGIN}.auth.{action}")
+        body = await read_json_object(request)
+        return await auth_answer(request, await flow(body, client_address(request)))
+
     # ---------------------------------------------------------------- auth
 
     @router.post("/auth/local")
     async def login(request: Request) -> Response:
-        await require(request, f"{PLUGIN}.auth.callback")
-        body = await read_json_object(request)
-        return await auth_answer(request, await flows.login(body, client_address(request)))
+        return await sign_in(request, "callback", flows.login)
 
     @router.post("/auth/local/register")
     async def register(request: Request) -> Response:
-        await require(request, f"{PLUGIN}.auth.register")
-        body = await read_json_object(request)
-        return await auth_answer(request, await flows.register(body, client_address(request)))
+        return await sign_in(request, "register", flows.register)
 
     @router.post("/auth/change-password")
     async def change_password(request: Request) -> Response:
@@ -130,9 +138,7 @@ def build_users_router(services: UsersServices) -> APIRouter:
 
     @router.post("/auth/reset-password")
     async def reset_password(request: Request) -> Response:
-        await require(request, f"{PLUGIN}.auth.resetPassword")
-        body = await read_json_object(request)
-        return await auth_answer(request, await flows.reset_password(body, client_address(request)))
+        return await sign_in(request, "resetPassword", flows.reset_password)
 
     @router.get("/auth/email-confirmation")
     async def email_confirmation(request: Request) -> Response:

@@ -9,23 +9,22 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import Table, func, or_, select
 
 from contentapi.auth.jwt import issue_jwt
+from contentapi.auth.passwords import PasswordHasher
 from contentapi.auth.permissions import role_id_of_type
 from contentapi.auth.plugin_settings import read_advanced
 from contentapi.auth.secrets import ServerSecrets
 from contentapi.config import Settings
-from contentapi.db.engine import Database
-from contentapi.db.tables import ContentTables
-from contentapi.entries import EntryService
+from contentapi.entries.access import EntryAccess
 from contentapi.entries.messages import MESSAGES, RequestError
 from contentapi.errors import FieldError, NotFoundError, ValidationError
 from contentapi.query.ast import ReadQuery
 from contentapi.schema.builtin import USER_UID
-from contentapi.schema.registry import Registry
 from contentapi.users.account_mail import AccountMail
 from contentapi.users.register_fields import pick_register_fields, register_keys
 
@@ -49,29 +48,23 @@ def _required_strings(body: Mapping[str, Any], names: tuple[str, ...]) -> dict[s
     return {name: str(body[name]) for name in names}
 
 
-class UsersService:
-    """User operations over the shared entry service and the ``up_users`` table."""
+@dataclass(slots=True, eq=False)
+class UsersService(EntryAccess):
+    """User operations over the shared entry service and the ``up_users`` table (a dataclass:
+    it holds what it is handed, and what it derives from it once)."""
 
-    def __init__(
-        self,
-        database: Database,
-        tables: ContentTables,
-        registry: Registry,
-        entries: EntryService,
-        settings: Settings,
-        secrets: ServerSecrets,
-        mail: AccountMail,
-    ) -> None:
-        self.database = database
-        self.tables = tables
-        self.settings = settings
-        self.secrets = secrets
-        self.mail = mail
-        self.entries = entries
-        self.users = tables.entity(USER_UID)
-        self.passwords = entries.passwords
+    settings: Settings
+    secrets: ServerSecrets
+    mail: AccountMail
+    users: Table = field(init=False)
+    passwords: PasswordHasher = field(init=False)
+    register_keys: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.users = self.tables.entity(USER_UID)
+        self.passwords = self.entries.passwords
         self.register_keys = register_keys(
-            registry.content_types[USER_UID], settings.register_allowed_fields
+            self.registry.content_types[USER_UID], self.settings.register_allowed_fields
         )
 
     def issue(self, user_id: int) -> str:

@@ -10,6 +10,7 @@ attribute lookups — no delegation on the per-row paths.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -26,27 +27,26 @@ from contentapi.schema.registry import Registry
 __all__ = ["PopulatorBase"]
 
 
+@dataclass(eq=False)
 class PopulatorBase:
-    """The registry, tables, compiler and kept statements of a populator, and its caches."""
+    """The registry, tables, compiler and kept statements of a populator, and its caches (a
+    dataclass without slots: the readers are its subclasses, and tests patch their methods
+    on an instance)."""
 
-    def __init__(
-        self,
-        registry: Registry,
-        tables: ContentTables,
-        compiler: Compiler,
-        default_locale: str,
-        kept: KeptStatements,
-    ) -> None:
-        self.registry = registry
-        self.tables = tables
-        self.compiler = compiler
-        self.default_locale = default_locale
-        #: runs the statements kept in ``_statements`` (through asyncpg where it can)
-        self.kept = kept
-        #: component uid → its columns read back from ``to_jsonb`` (``_from_json``)
-        self._readers: dict[str, tuple[tuple[str, Callable[[Any], Any]], ...]] = {}
-        #: built relation, media and component statements
-        self._statements: BoundedCache[Any, Any] = BoundedCache(RELATION_STATEMENTS)
+    registry: Registry
+    tables: ContentTables
+    compiler: Compiler
+    default_locale: str
+    #: runs the statements kept in ``_statements`` (through asyncpg where it can)
+    kept: KeptStatements
+    #: component uid → its columns read back from ``to_jsonb`` (``_from_json``)
+    _readers: dict[str, tuple[tuple[str, Callable[[Any], Any]], ...]] = field(
+        init=False, default_factory=dict
+    )
+    #: built relation, media and component statements
+    _statements: BoundedCache[Any, Any] = field(
+        init=False, default_factory=lambda: BoundedCache(RELATION_STATEMENTS)
+    )
 
     async def run(
         self,
