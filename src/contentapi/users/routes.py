@@ -192,14 +192,18 @@ def build_users_router(services: UsersServices) -> APIRouter:
     async def user_item(request: Request, user_id: str) -> Response:
         action = {"PUT": "update", "DELETE": "destroy"}.get(request.method, "findOne")
         actor = await require(request, f"{PLUGIN}.user.{action}")
-        parsed = parse_entry_id(user_id)
         if action == "update":
             query = _written_user_query(services, actor)
-            entry = await users.update(parsed, await read_json_object(request), query)
+            entry = await users.update(
+                parse_entry_id(user_id), await read_json_object(request), query
+            )
         elif action == "destroy":  # Strapi's remove: the deleted row, the query not read
-            entry = await services.entries.delete(USER_UID, parsed, ReadQuery())
+            entry = await services.entries.delete(USER_UID, parse_entry_id(user_id), ReadQuery())
         else:
-            found = await users.user(parsed, _user_query(services, request, actor, listing=False))
+            # Strapi's findOne validates the query before it reads the id: a bad query string
+            # is a 400 whatever the id (`/api/users/abc?fields[0]=password`)
+            query = _user_query(services, request, actor, listing=False)
+            found = await users.user(parse_entry_id(user_id), query)
             if found is None:
                 raise NotFoundError()
             entry = found

@@ -116,6 +116,18 @@ async def test_me_with_an_api_token_is_strapis_unauthorized(client, admin):
     assert response.json()["error"]["message"] == "Unauthorized"
 
 
+@pytest.mark.parametrize("user_id", ["abc", "9999", "1"])
+async def test_one_user_checks_its_query_before_its_id(client, admin, user_id):
+    """Strapi's findOne validates the query string first: a private field is a 400 whatever
+    the id — not the 404 of an id that names no user (make diff:
+    `/api/users/abc?fields[0]=password`)."""
+    await _users(client, admin, "ann")
+    response = await client.get(f"/api/users/{user_id}?fields[0]=password", headers=admin)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["name"] == "ValidationError"
+    assert response.json()["error"]["message"] == "Invalid parameter password"
+
+
 async def test_a_roles_users_are_never_answered(client, admin):
     """Strapi's users-permissions output sanitizer removes them from every answer; a filter
     through them still applies."""
