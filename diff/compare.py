@@ -23,7 +23,7 @@ from contentapi.schema.model import (
     RelationAttribute,
 )
 from contentapi.schema.registry import Registry
-from diff.compare_plugins import ROUTE_MODELS, plain_body, plugin_expectation
+from diff.compare_plugins import ROUTE_MODELS, number_of, plain_body, plugin_expectation
 from diff.generate import KINDS, Query
 from diff.graphql_generate import TOTAL_SORTS
 from diff.seed import Ids
@@ -56,15 +56,6 @@ def _load(text: str) -> Any:
         return {"<not json>": text[:200]}
 
 
-def _number(value: Any) -> int | None:
-    if isinstance(value, str) and value.startswith("#"):
-        try:
-            return int(value[1:])
-        except ValueError:
-            return None
-    return value if isinstance(value, int) else None
-
-
 class Normalizer:
     def __init__(self, registry: Registry, ids: Ids) -> None:
         self.registry = registry
@@ -74,7 +65,7 @@ class Normalizer:
         if not isinstance(value, dict) or "id" not in value:
             return value
         kind = KINDS.get(model.uid, model.uid)
-        entry_id = _number(value["id"])
+        entry_id = number_of(value["id"])
         result = {"id": self.ids.key(kind, entry_id) if entry_id is not None else value["id"]}
         if "attributes" in value:
             result["attributes"] = self.attributes(model, value["attributes"])
@@ -119,7 +110,7 @@ class Normalizer:
         def one(item: Any) -> Any:
             if not isinstance(item, dict):
                 return item
-            entry_id = _number(item.get("id"))
+            entry_id = number_of(item.get("id"))
             attributes = dict(item.get("attributes") or {})
             for volatile in ("hash", "url", "provider_metadata", "previewUrl", "formats"):
                 if attributes.get(volatile) is not None:
@@ -246,7 +237,7 @@ def _counts_fewer(detail: str) -> bool:
     if not head.endswith(".attributes.count"):
         return False
     ours, _, theirs = values.partition(" vs ")
-    a, b = _number(_load(ours)), _number(_load(theirs))
+    a, b = number_of(_load(ours)), number_of(_load(theirs))
     return a is not None and b is not None and a < b
 
 
@@ -377,7 +368,7 @@ def _compare(
                     return Verdict(False, "order without sort not by id", "", str(ids_a[:8]))
             if sorted(map(str, ids_a)) == sorted(map(str, ids_b)) and not _sort_is_total(query):
                 return Verdict(False, "order", "on purpose: no sort / ties → id ascending", "")
-            total = _number(((meta_b or {}).get("pagination") or {}).get("total"))
+            total = number_of(((meta_b or {}).get("pagination") or {}).get("total"))
             paged = (
                 "pagination" in query.params
                 or (

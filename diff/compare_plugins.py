@@ -22,7 +22,7 @@ from diff.generate import KINDS
 from diff.generate_plugins import PLUGIN_KINDS
 from diff.seed import Ids
 
-__all__ = ["ROUTE_MODELS", "plain_body", "plugin_expectation"]
+__all__ = ["ROUTE_MODELS", "number_of", "plain_body", "plugin_expectation"]
 
 TIMESTAMPS = {"createdAt", "updatedAt", "publishedAt"}
 FILE_VOLATILE = {"hash", "url", "provider_metadata", "previewUrl", "formats", "size"}
@@ -31,7 +31,8 @@ PERMISSION_UID = "plugin::users-permissions.permission"
 ROUTE_MODELS = {"users": USER_UID, "roles": ROLE_UID, "files": FILE_UID}
 
 
-def _number(value: Any) -> int | None:
+def number_of(value: Any) -> int | None:
+    """An integer of a loaded answer (``"#12"``, as ``compare._load`` marks numbers), else None."""
     if isinstance(value, str) and value.startswith("#"):
         try:
             return int(value[1:])
@@ -83,7 +84,7 @@ class _Plain:
         if model.uid == PERMISSION_UID:
             return f"permission {value.get('action')}"
         kind = PLUGIN_KINDS.get(model.uid) or KINDS.get(model.uid, model.uid)
-        entry_id = _number(value["id"])
+        entry_id = number_of(value["id"])
         return self.ids.key(kind, entry_id) if entry_id is not None else value["id"]
 
 
