@@ -6,7 +6,7 @@ Strapi's nested permissions tree (``{"api::article": {"controllers": {"article":
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -263,12 +263,18 @@ async def grant(
 
 
 async def ensure_default_roles(conn: AsyncConnection, tables: ContentTables) -> None:
-    """Create the ``authenticated`` and ``public`` roles (with Strapi's defaults) if missing."""
+    """Create the ``authenticated`` and ``public`` roles (with Strapi's defaults) if missing.
+
+    Strapi creates them one after the other, ``authenticated`` first, so their ``createdAt``
+    differ and a sort on it puts ``authenticated`` first; each role here is stamped a
+    millisecond after the one before for the same order whatever the clock's resolution.
+    """
     roles = tables.entity(ROLE_UID)
-    now = datetime.now(UTC).replace(tzinfo=None)
-    for role_type, (name, description, actions) in DEFAULT_ROLES.items():
+    started = datetime.now(UTC).replace(tzinfo=None)
+    for position, (role_type, (name, description, actions)) in enumerate(DEFAULT_ROLES.items()):
         if await role_id_of_type(conn, tables, role_type) is not None:
             continue
+        now = started + timedelta(milliseconds=position)
         created = await conn.execute(
             roles.insert()
             .values(

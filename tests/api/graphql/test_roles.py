@@ -115,3 +115,15 @@ async def test_the_rest_routes_rules_still_apply(app, client, admin):
     missing = await gql(client, UPDATE, {"id": "999", "data": {"permissions": ["1"]}})
     assert missing["data"] == {"updateUsersPermissionsRole": None}
     assert missing["errors"][0]["message"] == "Role not found"
+
+
+async def test_default_roles_sort_by_creation_as_strapi_made_them(app, client, admin):
+    """Strapi creates ``authenticated`` before ``public``: a sort on ``createdAt`` says so even
+    when a second key would order the two the other way round."""
+    query = (
+        '{ usersPermissionsRoles(sort: ["createdAt:asc", "type:desc"]) '
+        "{ data { attributes { type } } } }"
+    )
+    answer = await gql(client, query)
+    types = [role["attributes"]["type"] for role in answer["data"]["usersPermissionsRoles"]["data"]]
+    assert types == ["authenticated", "public"]
