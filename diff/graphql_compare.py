@@ -405,6 +405,32 @@ def _roots_empty(answer: dict[str, Any]) -> bool:
     return True
 
 
+def _key_paths(
+    value: Any, prefix: tuple[str, ...] = (), nulls: bool = False
+) -> set[tuple[str, ...]]:
+    """The paths of field names in ``value`` (list positions left out); with ``nulls``, only
+    those whose value is ``null``."""
+    paths: set[tuple[str, ...]] = set()
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            path = (*prefix, key)
+            if not nulls or inner is None:
+                paths.add(path)
+            paths |= _key_paths(inner, path, nulls)
+    elif isinstance(value, list):
+        for item in value:
+            paths |= _key_paths(item, prefix, nulls)
+    return paths
+
+
+def _nulled_where_strapi_never_read(ours: dict[str, Any], theirs: dict[str, Any]) -> bool:
+    """Whether ``ours`` has a ``null`` field (an error's place) at a path ``theirs`` holds no
+    value at: Strapi never resolved that field — its rows at that depth were other ones (a page
+    without ``sort`` is in no set order) or none — so it never read the arguments there."""
+    read = _key_paths(theirs.get("data"))
+    return any(path not in read for path in _key_paths(ours.get("data"), nulls=True))
+
+
 def _codes(answer: dict[str, Any]) -> list[Any]:
     return sorted({str(e.get("code")) for e in answer.get("errors") or [] if isinstance(e, dict)})
 
@@ -437,9 +463,11 @@ def _compare(doc: Doc, ours: dict[str, Any], theirs: dict[str, Any]) -> GraphqlV
                 detail,
             )
         nested_args = any(t in doc.tags for t in ("relation:args", "component:args", "media:args"))
-        if a_codes == ["BAD_USER_INPUT"] and not b_codes and nested_args and _roots_empty(theirs):
+        never_read = _roots_empty(theirs) or _nulled_where_strapi_never_read(ours, theirs)
+        if a_codes == ["BAD_USER_INPUT"] and not b_codes and nested_args and never_read:
             # Strapi checks a nested field's filters only when it has parent rows to read
-            # them for; we validate the whole document first (as REST's populate filters)
+            # them for; we validate the whole document first (as REST's populate filters), or
+            # read the field on rows Strapi's answer does not hold
             return GraphqlVerdict(
                 False,
                 kind,

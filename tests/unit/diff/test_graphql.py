@@ -187,3 +187,29 @@ def test_a_private_filter_beside_another_validation_error_is_expected():
     verdict = compare_graphql(private, answer(field, unused), answer(unused))
     assert "private attributes" in verdict.expected
     assert not compare_graphql(_doc(text), answer(field, unused), answer(unused)).expected
+
+
+def test_a_nested_filter_error_on_rows_strapi_never_read_is_expected():
+    # seed 11: a page of one article without sort — Strapi's row had no blocks, ours had a
+    # quote whose author's `articles(filters: {slug: {or: …}})` we refuse; Strapi would too
+    text = (
+        "{ articles(pagination: {pageSize: 1}) { data { attributes { blocks { "
+        "... on ComponentBlocksQuote { author { data { attributes { "
+        'articles(filters: {slug: {or: ["a"]}}) { data { id } } } } } } } } } } }'
+    )
+    normalizer = GraphqlNormalizer(Ids())
+    error = {"message": "Undefined attribute level operator $or"}
+
+    def answer(blocks: list, *errors: dict) -> dict:
+        body: dict = {"data": {"articles": {"data": [{"attributes": {"blocks": blocks}}]}}}
+        if errors:
+            body["errors"] = [{**e, "extensions": {"code": "BAD_USER_INPUT"}} for e in errors]
+        return normalizer.answer(text, {}, GraphqlAnswer(200, json.dumps(body)))
+
+    quote = {"author": {"data": {"attributes": {"articles": None}}}}
+    read = {"author": {"data": {"attributes": {"articles": {"data": []}}}}}
+    nested = Doc({"sel": []}, {"relation:args"}, raw=text)
+    verdict = compare_graphql(nested, answer([quote], error), answer([]))
+    assert "nested filters validated up front" in verdict.expected
+    # where Strapi did read the field and found nothing wrong, the difference is a defect
+    assert not compare_graphql(nested, answer([quote], error), answer([read])).expected

@@ -11,7 +11,8 @@ messages for both protocols, and no re-encoding per request.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from contentapi.db.jsonb import json_text
@@ -104,6 +105,56 @@ def _conditions(model: Model, node: Mapping[str, Any], spelling: Spelling) -> Ma
     }
 
 
+#: the slots a related model's filters share with the object they are merged into (``_slots``)
+_MERGED = frozenset({"$and", "$or"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Hop:
+    """One step of a deep filter: ``attribute`` of model ``via`` reaches model ``target``."""
+
+    via: str
+    attribute: str
+    target: str
+
+    def through(self, condition: Filter | None, negated: bool = False) -> Through:
+        return Through(self.via, self.attribute, self.target, condition, negated)
+
+
+@dataclass(frozen=True, slots=True)
+class _Atom:
+    """A condition in one slot of a filters object, on the rows reached through ``hops``;
+    ``None`` for an empty group, which holds its slot (and so replaces another) all the same."""
+
+    hops: tuple[_Hop, ...]
+    condition: Filter | None
+
+
+def _assemble(atoms: Iterable[_Atom]) -> Filter | None:
+    """The conditions left in the slots as one tree: those reached through the same first hop
+    under one ``Through`` (one related row satisfies them all, as on Strapi's one join)."""
+    parts: list[Filter | _Hop] = []
+    through: dict[_Hop, list[_Atom]] = {}
+    for atom in atoms:
+        if atom.condition is None:
+            continue
+        if not atom.hops:
+            parts.append(atom.condition)
+            continue
+        first = atom.hops[0]
+        if first not in through:
+            through[first] = []
+            parts.append(first)  # its place among the others
+        through[first].append(_Atom(atom.hops[1:], atom.condition))
+    items = tuple(
+        part.through(_assemble(through[part])) if isinstance(part, _Hop) else part
+        for part in parts
+    )
+    if not items:
+        return None
+    return items[0] if len(items) == 1 else And(items)
+
+
 class FilterParser(ModelScope):
     """``filters`` of any model of the registry, for one caller."""
 
@@ -126,7 +177,23 @@ class FilterParser(ModelScope):
             return And(present) if present else None
         if not isinstance(value, Mapping):
             raise ValidationError(f"Invalid {path} parameter: expected an object")
-        items: list[Filter] = []
+        return _assemble(self._slots(model, value, path, spelling).values())
+
+    def _slots(
+        self, model: Model, value: Mapping[str, Any], path: str, spelling: Spelling
+    ) -> dict[object, _Atom]:
+        """The conditions of one filters object, each in its slot of Strapi's ``where`` object.
+
+        Strapi's query builder turns a filters object into another object, key by key: an
+        attribute's condition under its column (unique), a group under ``$and``/``$or``, and a
+        relation's or component's processed filters merged in with ``Object.assign`` — so a
+        group met inside a related model (`{profile: {$or: […]}}`) lands in this object's
+        ``$or`` slot, and whichever ``$or`` comes later in key order replaces the other: the
+        reference answers `authors(filters: {profile: {or: […]}, or: [{articles: {}}]})` with
+        every author (GraphQL orders keys as the input type does, attributes before
+        ``and``/``or``/``not``; REST as the query string does). Replaced conditions are still
+        validated here (Strapi checks the whole query first)."""
+        slots: dict[object, _Atom] = {}
         logical_names = spelling.logical
         for key, node in value.items():
             logical = logical_names.get(key)
@@ -135,23 +202,24 @@ class FilterParser(ModelScope):
                     raise invalid_parameter(key)
                 if node is None and spelling.null_deep_is_nothing and _deep(model, key):
                     continue  # GraphQL's `{tags: null}`
-                condition = self.attribute_filter(model, key, node, f"{path}.{key}", spelling)
+                where = f"{path}.{key}"
+                if _deep(model, key):
+                    slots.update(self._deep_slots(model, key, node, where, spelling))
+                    continue
+                condition = self.attribute_filter(model, key, node, where, spelling)
                 if condition is not None:
-                    items.append(condition)
+                    slots[object()] = _Atom((), condition)
                 continue
             where = f"{path}.{logical}"  # messages name the REST key in both spellings
             if logical == "$not":
                 inner = self._filters(model, node, where, spelling)
-                if inner is not None:
-                    items.append(Not(inner))
-            else:
-                parts = [self._filters(model, item, where, spelling) for item in as_list(node)]
-                present = tuple(part for part in parts if part is not None)
-                if present:
-                    items.append(And(present) if logical == "$and" else Or(present))
-        if not items:
-            return None
-        return items[0] if len(items) == 1 else And(tuple(items))
+                slots[logical] = _Atom((), None if inner is None else Not(inner))
+                continue
+            parts = [self._filters(model, item, where, spelling) for item in as_list(node)]
+            present = tuple(part for part in parts if part is not None)
+            group = (And(present) if logical == "$and" else Or(present)) if present else None
+            slots[logical] = _Atom((), group)  # an empty group still replaces the slot
+        return slots
 
     def attribute_filter(
         self, model: Model, name: str, node: Any, where: str, spelling: Spelling = REST
@@ -163,17 +231,8 @@ class FilterParser(ModelScope):
         if isinstance(attribute, MediaAttribute | DynamicZoneAttribute):
             # The spec's filter rule 3: no filters through media or dynamic zones.
             raise invalid_parameter(name)
-        if name == LOCALIZATIONS and isinstance(model, ContentType) and model.localized:
-            return self._through(model, name, model, node, where, spelling)
-        if isinstance(attribute, RelationAttribute | ComponentAttribute):
-            if attribute.private or not self._readable(attribute):
-                raise invalid_parameter(name)
-            target = (
-                self.registry.content_types[attribute.target]
-                if isinstance(attribute, RelationAttribute)
-                else self.registry.components[attribute.component]
-            )
-            return self._through(model, name, target, node, where, spelling)
+        if _deep(model, name):
+            return _assemble(self._deep_slots(model, name, node, where, spelling).values())
         field = scalar_field(model, name)
         if field is None:
             raise invalid_parameter(name)
@@ -207,10 +266,25 @@ class FilterParser(ModelScope):
             return None if inner is None else Not(inner)
         raise ValidationError(f"Undefined attribute level operator {operator}")
 
-    def _through(
-        self, model: Model, name: str, target: Model, node: Any, where: str, spelling: Spelling
-    ) -> Filter | None:
-        """A deep filter through a relation or a component: an ``EXISTS`` on ``target``."""
+    def _deep_slots(
+        self, model: Model, name: str, node: Any, where: str, spelling: Spelling
+    ) -> dict[object, _Atom]:
+        """A deep filter through relation, component or ``localizations`` ``name``: the
+        target's slots, reached through it (``_slots`` says why they stay apart)."""
+        attribute = model.attributes.get(name)
+        if name == LOCALIZATIONS and isinstance(model, ContentType) and model.localized:
+            target: Model = model
+        elif isinstance(attribute, RelationAttribute | ComponentAttribute):
+            if attribute.private or not self._readable(attribute):
+                raise invalid_parameter(name)
+            target = (
+                self.registry.content_types[attribute.target]
+                if isinstance(attribute, RelationAttribute)
+                else self.registry.components[attribute.component]
+            )
+        else:  # pragma: no cover - `_deep` said it is one of those
+            raise invalid_parameter(name)
+        hop = _Hop(model.uid, name, target.uid)
         if not isinstance(node, Mapping):
             # `filters[author]=3` / `filters[categories][0]=1`: the related entries' ids.
             node = {"id": {"$eq": node}}
@@ -222,11 +296,12 @@ class FilterParser(ModelScope):
         if emptiness is not None:
             # `[author][$null]=true`, `[categories][id][$null]=true`: Strapi's LEFT JOIN finds
             # the entries without any related entry (or, negated, with at least one).
-            return Through(model.uid, name, target.uid, None, negated=emptiness)
-        inner = self._filters(target, node, where, spelling)
-        if inner is None:  # `{tags: {}}`: no condition at all, not "has a related entry"
-            return None
-        return Through(model.uid, name, target.uid, inner)
+            return {object(): _Atom((), hop.through(None, negated=emptiness))}
+        # `{tags: {}}` has no slots: no condition at all, not "has a related entry"
+        return {
+            key if key in _MERGED else object(): _Atom((hop, *atom.hops), atom.condition)
+            for key, atom in self._slots(target, node, where, spelling).items()
+        }
 
     def _comparison(self, column: str, kind: str, operator: str, value: Any, where: str) -> Filter:
         spec = OPERATORS.get(operator)
