@@ -320,7 +320,7 @@ class FilterParser(ModelScope):
             )
         at = f"{where}.{operator}"
         if kind in JSON_KINDS:
-            return Comparison(column, kind, operator, _json_operand(spec, value, at), False)
+            return Comparison(column, kind, operator, _json_operand(spec, value, at), None)
         text_kind = None
         if spec.strings_only and kind not in STRING_KINDS:
             if kind not in TEXT_KINDS or operator in CASE_SENSITIVE_LIKE:
