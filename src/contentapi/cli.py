@@ -84,6 +84,7 @@ def serve(
     reload: Annotated[bool, typer.Option(help="Restart on code changes")] = False,
 ) -> None:
     """Run the server (uvicorn)."""
+    from contentapi.listening import AddressError, check_address
     from contentapi.startup import summary_lines
 
     settings = read_settings()
@@ -96,6 +97,10 @@ def serve(
     if workers is not None and workers < 1:
         raise fail(f"--workers must be at least 1, not {workers}")
     database_reachable(settings)
+    try:  # before any worker starts: a port in use is one line, not a worker's traceback
+        check_address(host, port)
+    except AddressError as error:
+        raise fail(str(error)) from None
     workers = 1 if reload else workers or default_workers()
     for line in summary_lines(settings, registry, host=host, port=port, workers=workers):
         err.print(line, highlight=False, soft_wrap=True)

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from contentapi import __version__
 from contentapi.cli import app
 from contentapi.db.urls import URL_FORMS, normalise_database_url
+from contentapi.listening import AddressError, check_address
 from tests.conftest import BACKENDS, MODELS, POSTGRES_ADMIN_URL
 
 CONTENTAPI = str(Path(sys.executable).parent / "contentapi")
@@ -189,3 +190,77 @@ def test_serve_as_a_process_exits_2_with_one_line(tmp_path):
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "connection refused" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------- the listening address
+
+
+@pytest.fixture
+def held_port():
+    """A port something else listens on (as a server left running would)."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        yield int(holder.getsockname()[1])
+
+
+def test_a_port_in_use_is_named_with_the_fix(held_port):
+    with pytest.raises(AddressError) as raised:
+        check_address("127.0.0.1", held_port)
+    assert str(raised.value) == (
+        f"port {held_port} on 127.0.0.1 is in use; stop what holds it "
+        "or set CONTENTAPI_PORT / --port"
+    )
+
+
+def test_a_host_not_of_this_machine_is_named():
+    with pytest.raises(AddressError, match=r"192\.0\.2\.1 is not an address of this machine"):
+        check_address("192.0.2.1", free_port())
+
+
+def test_serve_refuses_a_port_in_use_before_anything_starts(cli, held_port):
+    one_line_error(
+        cli.invoke(app, ["serve", "--port", str(held_port)]),
+        f"error: port {held_port} on 127.0.0.1 is in use",
+        "CONTENTAPI_PORT / --port",
+    )
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_serve_as_a_process_on_a_port_in_use_exits_2_with_one_line(tmp_path, held_port, workers):
+    """As an operator meets it, with one worker (no uvicorn error after start-up) and with the
+    supervisor (no traceback)."""
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith("CONTENTAPI_")}
+    env["CONTENTAPI_CONTENT_TYPES_DIR"] = str(MODELS)
+    env["CONTENTAPI_DATABASE_URL"] = f"sqlite:///{tmp_path}/c.db"
+    env["CONTENTAPI_PORT"] = str(held_port)
+    result = subprocess.run(
+        [CONTENTAPI, "serve", "--workers", workers],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        f"error: port {held_port} on 127.0.0.1 is in use; stop what holds it "
+        "or set CONTENTAPI_PORT / --port\n"
+    )
+
+
+@pytest.mark.parametrize("module", ["contentapi.worker", "contentapi.supervisor"])
+def test_a_server_process_on_a_port_taken_since_the_check_exits_2_with_one_line(held_port, module):
+    """The address taken between ``serve``'s check and the bind: the worker binds before its
+    app starts, the supervisor before its workers, and each says so in one line."""
+    result = subprocess.run(
+        [sys.executable, "-m", module, "--port", str(held_port)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        f"error: port {held_port} on 127.0.0.1 is in use; stop what holds it "
+        "or set CONTENTAPI_PORT / --port\n"
+    )
