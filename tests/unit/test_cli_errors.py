@@ -3,6 +3,7 @@ the variable or the file (and the forms that work), exit code 2, never a traceba
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import subprocess
@@ -264,3 +265,29 @@ def test_a_server_process_on_a_port_taken_since_the_check_exits_2_with_one_line(
         f"error: port {held_port} on 127.0.0.1 is in use; stop what holds it "
         "or set CONTENTAPI_PORT / --port\n"
     )
+
+
+# ---------------------------------------------------------------- the ready line
+
+
+def _ready_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "ready: worker" in r.getMessage()]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["migrate"], ["tokens", "list"], ["settings", "show"]],
+    ids=["migrate", "tokens", "settings"],
+)
+def test_one_shot_commands_do_not_say_they_serve(cli, caplog, command):
+    caplog.set_level(logging.INFO, logger="contentapi")
+    result = cli.invoke(app, command)
+    assert result.exit_code == 0, result.output
+    assert _ready_lines(caplog) == []
+
+
+async def test_a_served_app_says_it_is_ready(start_app, caplog):
+    caplog.set_level(logging.INFO, logger="contentapi")
+    await start_app()
+    [line] = _ready_lines(caplog)
+    assert line == f"contentapi ready: worker {os.getpid()} serving http://127.0.0.1:1337"
