@@ -11,13 +11,16 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from contentapi.cli_common import check_models, read_settings
+from contentapi.cli_common import check_models, fail, read_settings
+
+if TYPE_CHECKING:
+    from contentapi.db.tables import ContentTables
 
 __all__ = ["settings_app"]
 
@@ -29,7 +32,7 @@ err = Console(stderr=True)
 T = TypeVar("T")
 
 
-def _with_database(work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+def _with_database(work: Callable[[AsyncConnection, ContentTables], Awaitable[T]]) -> T:
     """Start the runtime (migrations, default settings), run ``work`` in one transaction."""
     from contentapi.runtime import Runtime
 
@@ -42,7 +45,7 @@ def _with_database(work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         try:
             await runtime.start()
             async with runtime.database.write() as conn:
-                return await work(conn)
+                return await work(conn, runtime.tables)
         finally:
             await runtime.stop()
 
@@ -54,7 +57,7 @@ def show() -> None:
     """Print the advanced settings and the mail templates as JSON."""
     from contentapi.auth.plugin_settings import read_advanced, read_mail_templates
 
-    async def read(conn: AsyncConnection) -> dict[str, Any]:
+    async def read(conn: AsyncConnection, _tables: ContentTables) -> dict[str, Any]:
         advanced = await read_advanced(conn)
         templates = await read_mail_templates(conn)
         return {
@@ -89,24 +92,30 @@ def set_advanced(
     ],
 ) -> None:
     """Change advanced settings, e.g. ``email_confirmation=true``."""
-    from contentapi.auth.plugin_settings import parse_advanced_value, write_advanced
+    from contentapi.auth.plugin_settings import (
+        UnknownRoleError,
+        parse_advanced_value,
+        write_advanced,
+    )
 
     changes: dict[str, Any] = {}
     for assignment in assignments:
         name, sep, text = assignment.partition("=")
         if not sep:
-            err.print(f"[red]{assignment!r} is not NAME=VALUE[/red]")
-            raise typer.Exit(2)
+            raise fail(f"{assignment!r} is not NAME=VALUE")
         try:
             changes[name.strip()] = parse_advanced_value(name.strip(), text)
         except ValueError as error:
-            err.print(f"[red]{error}[/red]")
-            raise typer.Exit(2) from None
+            raise fail(str(error)) from None
 
-    async def write(conn: AsyncConnection) -> dict[str, Any]:
-        return (await write_advanced(conn, changes)).to_json()
+    async def write(conn: AsyncConnection, tables: ContentTables) -> dict[str, Any]:
+        return (await write_advanced(conn, tables, changes)).to_json()
 
-    print(json.dumps(_with_database(write), indent=2))
+    try:
+        written = _with_database(write)
+    except UnknownRoleError as error:  # nothing written: the transaction rolled back
+        raise fail(str(error)) from None
+    print(json.dumps(written, indent=2))
 
 
 @settings_app.command("template")
@@ -126,8 +135,7 @@ def set_template(
     from contentapi.auth.plugin_settings import TEMPLATE_NAMES, write_mail_template
 
     if name not in TEMPLATE_NAMES:
-        err.print(f"[red]the template is one of {', '.join(TEMPLATE_NAMES)}[/red]")
-        raise typer.Exit(2)
+        raise fail(f"the template is one of {', '.join(TEMPLATE_NAMES)}")
     changes = {
         key: value
         for key, value in (
@@ -141,10 +149,9 @@ def set_template(
     if message_file is not None:
         changes["message"] = message_file.read_text(encoding="utf-8")
     if not changes:
-        err.print("[red]nothing to change: give at least one option[/red]")
-        raise typer.Exit(2)
+        raise fail("nothing to change: give at least one option")
 
-    async def write(conn: AsyncConnection) -> None:
+    async def write(conn: AsyncConnection, _tables: ContentTables) -> None:
         await write_mail_template(conn, name, changes)
 
     _with_database(write)

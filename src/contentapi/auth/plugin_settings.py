@@ -15,7 +15,9 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.auth.permissions import role_types
 from contentapi.db.core_store import read_json, write_json
+from contentapi.db.tables import ContentTables
 
 __all__ = [
     "ADVANCED_KEY",
@@ -26,6 +28,7 @@ __all__ = [
     "AdvancedSettings",
     "MailTemplate",
     "MailTemplates",
+    "UnknownRoleError",
     "ensure_plugin_settings",
     "parse_advanced_value",
     "read_advanced",
@@ -36,6 +39,10 @@ __all__ = [
 
 ADVANCED_KEY = "plugin_users-permissions_advanced"
 EMAIL_KEY = "plugin_users-permissions_email"
+
+
+class UnknownRoleError(ValueError):
+    """A ``default_role`` that names no role; ``str()`` names the roles there are."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,8 +199,21 @@ async def read_advanced(conn: AsyncConnection) -> AdvancedSettings:
     return _advanced_from(await read_json(conn, ADVANCED_KEY))
 
 
-async def write_advanced(conn: AsyncConnection, changes: dict[str, Any]) -> AdvancedSettings:
-    """Merge ``changes`` (already parsed) into the stored object; keys Strapi added are kept."""
+async def write_advanced(
+    conn: AsyncConnection, tables: ContentTables, changes: dict[str, Any]
+) -> AdvancedSettings:
+    """Merge ``changes`` (already parsed) into the stored object; keys Strapi added are kept.
+
+    A ``default_role`` must name a role that exists (``UnknownRoleError`` naming those that do):
+    Strapi's admin panel offers only existing roles, and a missing one would refuse every
+    sign-up with "Impossible to find the default role"."""
+    if "default_role" in changes:
+        existing = await role_types(conn, tables)
+        if changes["default_role"] not in existing:
+            raise UnknownRoleError(
+                f"default_role {changes['default_role']!r} is not a role; "
+                f"the roles are {', '.join(existing)}"
+            )
     stored = await read_json(conn, ADVANCED_KEY)
     value = dict(stored) if isinstance(stored, dict) else AdvancedSettings().to_json()
     value.update(changes)
