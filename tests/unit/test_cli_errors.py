@@ -93,6 +93,23 @@ def test_unknown_key_in_the_file_is_an_error_with_a_hint(cli, tmp_path):
     )
 
 
+@pytest.mark.parametrize("written", ["CONTENTAPI_PORT", "contentapi_port", "PORT"])
+def test_a_variable_name_in_the_file_is_answered_with_its_key(cli, tmp_path, written):
+    (tmp_path / "contentapi.toml").write_text(f"{written} = 8080\n")
+    one_line_error(
+        cli.invoke(app, ["check"]),
+        f"contentapi.toml: unknown key {written!r} (did you mean 'port'?)",
+        "lower case without the prefix",
+    )
+
+
+def test_a_misspelt_plugin_setting_is_answered_with_its_name(cli):
+    one_line_error(
+        cli.invoke(app, ["settings", "set", "allow_registr=false"]),
+        "unknown setting 'allow_registr' (did you mean 'allow_register'?): one of ",
+    )
+
+
 def test_toml_syntax_error_names_the_file(cli, tmp_path):
     (tmp_path / "contentapi.toml").write_text("port = \n")
     one_line_error(cli.invoke(app, ["check"]), "contentapi.toml: not valid TOML", "line 1")

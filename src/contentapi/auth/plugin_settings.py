@@ -10,6 +10,7 @@ another instance) applies at once, and these flows are rare enough that one smal
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -86,7 +87,9 @@ def parse_advanced_value(name: str, text: str) -> Any:
         if not text.strip():
             raise ValueError("default_role is the type of a role, e.g. authenticated")
         return text.strip()
-    raise ValueError(f"unknown setting {name!r}: one of {', '.join(ADVANCED_NAMES)}")
+    close = difflib.get_close_matches(name.lower(), ADVANCED_NAMES, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ValueError(f"unknown setting {name!r}{hint}: one of {', '.join(ADVANCED_NAMES)}")
 
 
 def _advanced_from(value: Any) -> AdvancedSettings:
