@@ -33,7 +33,10 @@ HELP = (
     "from CONTENTAPI_* environment variables and an optional contentapi.toml in the working "
     "directory (README.md, Configuration)."
 )
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP)
+# --help in click's plain layout (here and in the tokens and settings groups): typer's rich
+# panels label every option with its Python type (<bool> beside --help and every flag, <str>),
+# which tells an operator nothing; each option names what it takes by its metavar instead.
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP, rich_markup_mode=None)
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(settings_app, name="settings")
 
@@ -75,13 +78,33 @@ def default_workers() -> int:
 
 @app.command()
 def serve(
-    host: Annotated[str | None, typer.Option(help="Listen address")] = None,
-    port: Annotated[int | None, typer.Option(help="Listen port")] = None,
+    host: Annotated[
+        str | None,
+        typer.Option(
+            help="Listen address",
+            metavar="ADDRESS",
+            show_default=f"CONTENTAPI_HOST, else {Settings.model_fields['host'].default}",
+        ),
+    ] = None,
+    port: Annotated[
+        int | None,
+        typer.Option(
+            help="Listen port",
+            metavar="PORT",
+            show_default=f"CONTENTAPI_PORT, else {Settings.model_fields['port'].default}",
+        ),
+    ] = None,
     workers: Annotated[
         int | None,
-        typer.Option(help="Worker processes (default: one per CPU core available, at most 8)"),
+        typer.Option(
+            help="Worker processes",
+            metavar="N",
+            show_default="one per CPU core available, at most 8",
+        ),
     ] = None,
-    reload: Annotated[bool, typer.Option(help="Restart on code changes")] = False,
+    reload: Annotated[
+        bool, typer.Option("--reload", help="Restart on code changes (one worker)")
+    ] = False,
 ) -> None:
     """Run the server (uvicorn)."""
     from contentapi.listening import AddressError, check_address

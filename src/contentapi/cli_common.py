@@ -9,15 +9,18 @@ configuration, model or database problem the same way.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import typer
 from rich.console import Console
+from typer.core import TyperArgument, TyperCommand
 
 from contentapi.config import Settings
 from contentapi.schema import ModelErrors, Registry
 from contentapi.settings_loader import ConfigError, load_settings
 
 __all__ = [
+    "PlainHelpCommand",
     "check_models",
     "database_reachable",
     "err",
@@ -27,6 +30,24 @@ __all__ = [
 ]
 
 err = Console(stderr=True, soft_wrap=True)
+
+
+class PlainHelpCommand(TyperCommand):
+    """A command whose ``--help`` names each argument by its metavar alone.
+
+    Every app here prints click's plain help (``rich_markup_mode=None``), where options show
+    their metavar; typer still labels each positional argument with its Python type
+    (``NAME <str>``, ``NAME=VALUE... <list[str]>``), which tells an operator nothing."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if isinstance(param, TyperArgument):
+                param.display_type_rich = _no_type_label  # type: ignore[method-assign]
+
+
+def _no_type_label(ctx: object) -> None:
+    return None
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from contentapi.cli_common import check_models, fail, read_settings
+from contentapi.cli_common import PlainHelpCommand, check_models, fail, read_settings
 
 if TYPE_CHECKING:
     from contentapi.db.tables import ContentTables
@@ -26,6 +26,7 @@ __all__ = ["settings_app"]
 
 settings_app = typer.Typer(
     no_args_is_help=True,
+    rich_markup_mode=None,
     help="The users-permissions settings (sign-up, e-mail confirmation, mail templates).",
 )
 err = Console(stderr=True)
@@ -80,18 +81,19 @@ def show() -> None:
     print(json.dumps(_with_database(read), indent=2, ensure_ascii=False))
 
 
-@settings_app.command("set")
+@settings_app.command("set", cls=PlainHelpCommand)
 def set_advanced(
     assignments: Annotated[
         list[str],
         typer.Argument(
+            metavar="NAME=VALUE",
             help="NAME=VALUE pairs: unique_email, allow_register, email_confirmation (true or "
             "false), email_reset_password, email_confirmation_redirection (a URL, or null), "
-            "default_role (a role type)"
+            "default_role (a role type)",
         ),
     ],
 ) -> None:
-    """Change advanced settings, e.g. ``email_confirmation=true``."""
+    """Change advanced settings (NAME=VALUE pairs, as email_confirmation=true)."""
     from contentapi.auth.plugin_settings import (
         UnknownRoleError,
         parse_advanced_value,
@@ -118,20 +120,37 @@ def set_advanced(
     print(json.dumps(written, indent=2))
 
 
-@settings_app.command("template")
+@settings_app.command("template", cls=PlainHelpCommand)
 def set_template(
-    name: Annotated[str, typer.Argument(help="reset_password or email_confirmation")],
-    from_name: Annotated[str | None, typer.Option(help="Sender name")] = None,
+    name: Annotated[
+        str, typer.Argument(help="reset_password or email_confirmation", metavar="TEMPLATE")
+    ],
+    from_name: Annotated[str | None, typer.Option(help="Sender name", metavar="TEXT")] = None,
     from_email: Annotated[
-        str | None, typer.Option(help="Sender address ('' for CONTENTAPI_EMAIL_FROM)")
+        str | None,
+        typer.Option(
+            help="Sender address ('' for CONTENTAPI_EMAIL_FROM)",
+            metavar="ADDRESS",
+        ),
     ] = None,
-    reply_to: Annotated[str | None, typer.Option(help="Reply-To address")] = None,
-    subject: Annotated[str | None, typer.Option(help="Subject (<%= USER.username %> …)")] = None,
+    reply_to: Annotated[
+        str | None,
+        typer.Option(help="Reply-To address", metavar="ADDRESS"),
+    ] = None,
+    subject: Annotated[
+        str | None,
+        typer.Option(help="Subject (<%= USER.username %> …)", metavar="TEXT"),
+    ] = None,
     message_file: Annotated[
-        Path | None, typer.Option(help="HTML body with <%= URL %>, <%= TOKEN %> or <%= CODE %>")
+        Path | None,
+        typer.Option(
+            help="HTML body with <%= URL %>, <%= TOKEN %> or <%= CODE %>",
+            metavar="FILE",
+        ),
     ] = None,
 ) -> None:
-    """Change a mail template's sender, reply-to address, subject or body."""
+    """Change a mail template's sender, reply-to address, subject or body (what no option
+    names stays as it is)."""
     from contentapi.auth.plugin_settings import TEMPLATE_NAMES, write_mail_template
 
     if name not in TEMPLATE_NAMES:
