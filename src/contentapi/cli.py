@@ -16,6 +16,7 @@ import typer
 from contentapi import __version__
 from contentapi.cli_common import (
     check_models,
+    counted,
     database_reachable,
     err,
     fail,
@@ -173,10 +174,11 @@ def migrate() -> None:
             await runtime.stop()
         report = runtime.sync_report
         err.print(
-            f"migrated: {len(report.created_tables)} tables created, "
-            f"{len(report.added_columns)} columns added, "
-            f"{len(report.created_indexes)} indexes added, "
-            f"{len(report.orphan_columns)} unmodelled columns kept"
+            f"migrated: {counted(len(report.created_tables), 'table')} created, "
+            f"{counted(len(report.added_columns), 'column')} added, "
+            f"{counted(len(report.created_indexes), 'index', 'indexes')} added, "
+            f"{counted(len(report.orphan_columns), 'unmodelled column')} kept",
+            highlight=False,
         )
 
     asyncio.run(run())

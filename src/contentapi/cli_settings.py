@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from contentapi.cli_common import PlainHelpCommand, check_models, fail, read_settings
+from contentapi.cli_common import PlainHelpCommand, fail, load_checked_models, read_settings
 
 if TYPE_CHECKING:
     from contentapi.db.tables import ContentTables
@@ -38,7 +38,7 @@ def _with_database(work: Callable[[AsyncConnection, ContentTables], Awaitable[T]
     from contentapi.runtime import Runtime
 
     settings = read_settings()
-    if check_models(settings):
+    if load_checked_models(settings, quiet=True) is None:
         raise typer.Exit(1)
 
     async def run() -> T:
