@@ -45,7 +45,7 @@ class EntryService:
         self.locales = locales
         self.writer = Writer(registry, tables, dialect=database.dialect, kept=database.kept)
         self.compiler = Compiler(registry, tables, database.dialect)
-        self.populator = Populator(registry, tables, self.compiler, locales[0], database.kept)
+        self.populator = Populator(registry, tables, self.compiler, database.kept)
         self.reads = EntryReads(
             registry, tables, database, self.compiler, self.populator, locales=locales
         )
