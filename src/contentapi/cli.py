@@ -22,6 +22,7 @@ from contentapi.cli_common import (
     load_checked_models,
     read_settings,
 )
+from contentapi.cli_locales import locales_app
 from contentapi.cli_settings import settings_app
 from contentapi.cli_tokens import tokens_app
 from contentapi.config import Settings
@@ -36,6 +37,7 @@ HELP = (
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP)
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(settings_app, name="settings")
+app.add_typer(locales_app, name="locales")
 
 
 def _check_extensions(settings: Settings) -> int:

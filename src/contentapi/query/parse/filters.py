@@ -147,7 +147,8 @@ def _assemble(atoms: Iterable[_Atom]) -> Filter | None:
             parts.append(first)  # its place among the others
         through[first].append(_Atom(atom.hops[1:], atom.condition))
     items = tuple(
-        part.through(_assemble(through[part])) if isinstance(part, _Hop) else part for part in parts
+        part.through(_assemble(through[part])) if isinstance(part, _Hop) else part
+        for part in parts
     )
     if not items:
         return None
