@@ -14,7 +14,8 @@ import httpx
 import psutil
 import pytest
 
-from contentapi.supervisor import Supervisor, bind
+from contentapi.listening import bind
+from contentapi.supervisor import Supervisor
 from tests.conftest import ADMIN_TOKEN, MODELS
 
 CONTENTAPI = str(Path(sys.executable).parent / "contentapi")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -40,6 +41,8 @@ from contentapi.users.service import UsersService
 
 __all__ = ["create_app", "create_server_app"]
 
+log = logging.getLogger("contentapi")
+
 
 def create_server_app() -> FastAPI:
     """What ``contentapi serve`` runs in each worker: ``create_app`` with the start-up heap
@@ -65,6 +68,14 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await runtime.start()
+        # Here, not in ``Runtime.start``: one-shot commands (migrate, tokens, settings) start a
+        # runtime too, and nothing serves there.
+        log.info(
+            "contentapi ready: worker %d serving http://%s:%d",
+            os.getpid(),
+            settings.host,
+            settings.port,
+        )
         # Everything built so far (models, tables, schema, compiled plans) lives as long as the
         # process: keep it out of every later garbage collection, which otherwise walks it
         # again and again and shows as tail latency under load (docs/benchmarks.md).

@@ -16,6 +16,7 @@ import typer
 from contentapi import __version__
 from contentapi.cli_common import (
     check_models,
+    counted,
     database_reachable,
     err,
     fail,
@@ -34,7 +35,10 @@ HELP = (
     "from CONTENTAPI_* environment variables and an optional contentapi.toml in the working "
     "directory (README.md, Configuration)."
 )
-app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP)
+# --help in click's plain layout (here and in the tokens and settings groups): typer's rich
+# panels label every option with its Python type (<bool> beside --help and every flag, <str>),
+# which tells an operator nothing; each option names what it takes by its metavar instead.
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP, rich_markup_mode=None)
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(settings_app, name="settings")
 app.add_typer(locales_app, name="locales")
@@ -77,15 +81,36 @@ def default_workers() -> int:
 
 @app.command()
 def serve(
-    host: Annotated[str | None, typer.Option(help="Listen address")] = None,
-    port: Annotated[int | None, typer.Option(help="Listen port")] = None,
+    host: Annotated[
+        str | None,
+        typer.Option(
+            help="Listen address",
+            metavar="ADDRESS",
+            show_default=f"CONTENTAPI_HOST, else {Settings.model_fields['host'].default}",
+        ),
+    ] = None,
+    port: Annotated[
+        int | None,
+        typer.Option(
+            help="Listen port",
+            metavar="PORT",
+            show_default=f"CONTENTAPI_PORT, else {Settings.model_fields['port'].default}",
+        ),
+    ] = None,
     workers: Annotated[
         int | None,
-        typer.Option(help="Worker processes (default: one per CPU core available, at most 8)"),
+        typer.Option(
+            help="Worker processes",
+            metavar="N",
+            show_default="one per CPU core available, at most 8",
+        ),
     ] = None,
-    reload: Annotated[bool, typer.Option(help="Restart on code changes")] = False,
+    reload: Annotated[
+        bool, typer.Option("--reload", help="Restart on code changes (one worker)")
+    ] = False,
 ) -> None:
     """Run the server (uvicorn)."""
+    from contentapi.listening import AddressError, check_address
     from contentapi.startup import summary_lines
 
     settings = read_settings()
@@ -98,6 +123,10 @@ def serve(
     if workers is not None and workers < 1:
         raise fail(f"--workers must be at least 1, not {workers}")
     database_reachable(settings)
+    try:  # before any worker starts: a port in use is one line, not a worker's traceback
+        check_address(host, port)
+    except AddressError as error:
+        raise fail(str(error)) from None
     workers = 1 if reload else workers or default_workers()
     for line in summary_lines(settings, registry, host=host, port=port, workers=workers):
         err.print(line, highlight=False, soft_wrap=True)
@@ -147,10 +176,11 @@ def migrate() -> None:
             await runtime.stop()
         report = runtime.sync_report
         err.print(
-            f"migrated: {len(report.created_tables)} tables created, "
-            f"{len(report.added_columns)} columns added, "
-            f"{len(report.created_indexes)} indexes added, "
-            f"{len(report.orphan_columns)} unmodelled columns kept"
+            f"migrated: {counted(len(report.created_tables), 'table')} created, "
+            f"{counted(len(report.added_columns), 'column')} added, "
+            f"{counted(len(report.created_indexes), 'index', 'indexes')} added, "
+            f"{counted(len(report.orphan_columns), 'unmodelled column')} kept",
+            highlight=False,
         )
 
     asyncio.run(run())

@@ -9,16 +9,20 @@ configuration, model or database problem the same way.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import typer
 from rich.console import Console
+from typer.core import TyperArgument, TyperCommand
 
 from contentapi.config import Settings
 from contentapi.schema import ModelErrors, Registry
 from contentapi.settings_loader import ConfigError, load_settings
 
 __all__ = [
+    "PlainHelpCommand",
     "check_models",
+    "counted",
     "database_reachable",
     "err",
     "fail",
@@ -27,6 +31,29 @@ __all__ = [
 ]
 
 err = Console(stderr=True, soft_wrap=True)
+
+
+class PlainHelpCommand(TyperCommand):
+    """A command whose ``--help`` names each argument by its metavar alone.
+
+    Every app here prints click's plain help (``rich_markup_mode=None``), where options show
+    their metavar; typer still labels each positional argument with its Python type
+    (``NAME <str>``, ``NAME=VALUE... <list[str]>``), which tells an operator nothing."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if isinstance(param, TyperArgument):
+                param.display_type_rich = _no_type_label  # type: ignore[method-assign]
+
+
+def _no_type_label(ctx: object) -> None:
+    return None
+
+
+def counted(count: int, singular: str, plural: str | None = None) -> str:
+    """``1 column``, ``2 columns``, ``0 indexes`` (``plural`` where adding an s is wrong)."""
+    return f"{count} {singular if count == 1 else plural or singular + 's'}"
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -70,9 +97,8 @@ def load_checked_models(settings: Settings, *, quiet: bool = False) -> Registry 
         for problem in problems.errors:
             err.print(f"[red]error[/red] {problem}", highlight=False, soft_wrap=True)
         files = len({problem.source for problem in problems.errors})
-        plural = "s" if len(problems.errors) != 1 else ""
         err.print(
-            f"{len(problems.errors)} problem{plural} in {files} file{'s' if files != 1 else ''} "
+            f"{counted(len(problems.errors), 'problem')} in {counted(files, 'file')} "
             f"of {settings.content_types_dir}",
             highlight=False,
         )
@@ -88,11 +114,11 @@ def load_checked_models(settings: Settings, *, quiet: bool = False) -> Registry 
         if sources.layout == "strapi":
             layout = f" (a Strapi project's layout: {sources.root})"
         count = len(registry.warnings)
-        verdict = f"valid, {count} warning{'s' if count != 1 else ''}" if count else "all valid"
-        err.print(
-            f"{own} content types and {len(registry.components)} components "
-            f"in {settings.content_types_dir}{layout}: {verdict}",
-            highlight=False,
+        verdict = f"valid, {counted(count, 'warning')}" if count else "all valid"
+        # The answer to the command, so on stdout; problems and warnings are on stderr.
+        print(
+            f"{counted(own, 'content type')} and {counted(len(registry.components), 'component')} "
+            f"in {settings.content_types_dir}{layout}: {verdict}"
         )
     return registry
 

@@ -16,7 +16,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from contentapi.cli_common import database_reachable, err, fail, load_checked_models, read_settings
+from contentapi.cli_common import (
+    PlainHelpCommand,
+    counted,
+    database_reachable,
+    err,
+    fail,
+    load_checked_models,
+    read_settings,
+)
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
@@ -26,7 +34,9 @@ if TYPE_CHECKING:
 __all__ = ["locales_app"]
 
 locales_app = typer.Typer(
-    no_args_is_help=True, help="The i18n locales: list, add, remove, set the default."
+    no_args_is_help=True,
+    help="The i18n locales: list, add, remove, set the default.",
+    rich_markup_mode=None,
 )
 T = TypeVar("T")
 
@@ -73,7 +83,7 @@ def locales_list() -> None:
     Console(width=200).print(table, highlight=False, soft_wrap=True)
 
 
-@locales_app.command("add")
+@locales_app.command("add", cls=PlainHelpCommand)
 def locales_add(
     code: Annotated[str, typer.Argument(help="An ISO locale code, as fr or en-GB")],
     name: Annotated[
@@ -90,7 +100,7 @@ def locales_add(
     err.print(f"added locale {code!r} ({added})", highlight=False)
 
 
-@locales_app.command("remove")
+@locales_app.command("remove", cls=PlainHelpCommand)
 def locales_remove(
     code: Annotated[str, typer.Argument(help="The locale's code (see locales list)")],
     yes: Annotated[
@@ -105,11 +115,11 @@ def locales_remove(
         return await remove_locale(conn, runtime.entries.writer, code, confirmed=yes)
 
     deleted = _in_transaction(remove)
-    plural = "entry" if deleted == 1 else "entries"
-    err.print(f"removed locale {code!r} and {deleted} {plural} written in it", highlight=False)
+    written = counted(deleted, "entry", "entries")
+    err.print(f"removed locale {code!r} and {written} written in it", highlight=False)
 
 
-@locales_app.command("default")
+@locales_app.command("default", cls=PlainHelpCommand)
 def locales_default(
     code: Annotated[str, typer.Argument(help="The locale's code (see locales list)")],
 ) -> None:

@@ -11,30 +11,34 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from contentapi.cli_common import check_models, read_settings
+from contentapi.cli_common import PlainHelpCommand, fail, load_checked_models, read_settings
+
+if TYPE_CHECKING:
+    from contentapi.db.tables import ContentTables
 
 __all__ = ["settings_app"]
 
 settings_app = typer.Typer(
     no_args_is_help=True,
+    rich_markup_mode=None,
     help="The users-permissions settings (sign-up, e-mail confirmation, mail templates).",
 )
 err = Console(stderr=True)
 T = TypeVar("T")
 
 
-def _with_database(work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+def _with_database(work: Callable[[AsyncConnection, ContentTables], Awaitable[T]]) -> T:
     """Start the runtime (migrations, default settings), run ``work`` in one transaction."""
     from contentapi.runtime import Runtime
 
     settings = read_settings()
-    if check_models(settings):
+    if load_checked_models(settings, quiet=True) is None:
         raise typer.Exit(1)
 
     async def run() -> T:
@@ -42,7 +46,7 @@ def _with_database(work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         try:
             await runtime.start()
             async with runtime.database.write() as conn:
-                return await work(conn)
+                return await work(conn, runtime.tables)
         finally:
             await runtime.stop()
 
@@ -54,7 +58,7 @@ def show() -> None:
     """Print the advanced settings and the mail templates as JSON."""
     from contentapi.auth.plugin_settings import read_advanced, read_mail_templates
 
-    async def read(conn: AsyncConnection) -> dict[str, Any]:
+    async def read(conn: AsyncConnection, _tables: ContentTables) -> dict[str, Any]:
         advanced = await read_advanced(conn)
         templates = await read_mail_templates(conn)
         return {
@@ -77,57 +81,80 @@ def show() -> None:
     print(json.dumps(_with_database(read), indent=2, ensure_ascii=False))
 
 
-@settings_app.command("set")
+@settings_app.command("set", cls=PlainHelpCommand)
 def set_advanced(
     assignments: Annotated[
         list[str],
         typer.Argument(
+            metavar="NAME=VALUE",
             help="NAME=VALUE pairs: unique_email, allow_register, email_confirmation (true or "
             "false), email_reset_password, email_confirmation_redirection (a URL, or null), "
-            "default_role (a role type)"
+            "default_role (a role type)",
         ),
     ],
 ) -> None:
-    """Change advanced settings, e.g. ``email_confirmation=true``."""
-    from contentapi.auth.plugin_settings import parse_advanced_value, write_advanced
+    """Change advanced settings (NAME=VALUE pairs, as email_confirmation=true)."""
+    from contentapi.auth.plugin_settings import (
+        UnknownRoleError,
+        parse_advanced_value,
+        write_advanced,
+    )
 
     changes: dict[str, Any] = {}
     for assignment in assignments:
         name, sep, text = assignment.partition("=")
         if not sep:
-            err.print(f"[red]{assignment!r} is not NAME=VALUE[/red]")
-            raise typer.Exit(2)
+            raise fail(f"{assignment!r} is not NAME=VALUE")
         try:
             changes[name.strip()] = parse_advanced_value(name.strip(), text)
         except ValueError as error:
-            err.print(f"[red]{error}[/red]")
-            raise typer.Exit(2) from None
+            raise fail(str(error)) from None
 
-    async def write(conn: AsyncConnection) -> dict[str, Any]:
-        return (await write_advanced(conn, changes)).to_json()
+    async def write(conn: AsyncConnection, tables: ContentTables) -> dict[str, Any]:
+        return (await write_advanced(conn, tables, changes)).to_json()
 
-    print(json.dumps(_with_database(write), indent=2))
+    try:
+        written = _with_database(write)
+    except UnknownRoleError as error:  # nothing written: the transaction rolled back
+        raise fail(str(error)) from None
+    print(json.dumps(written, indent=2))
 
 
-@settings_app.command("template")
+@settings_app.command("template", cls=PlainHelpCommand)
 def set_template(
-    name: Annotated[str, typer.Argument(help="reset_password or email_confirmation")],
-    from_name: Annotated[str | None, typer.Option(help="Sender name")] = None,
+    name: Annotated[
+        str, typer.Argument(help="reset_password or email_confirmation", metavar="TEMPLATE")
+    ],
+    from_name: Annotated[str | None, typer.Option(help="Sender name", metavar="TEXT")] = None,
     from_email: Annotated[
-        str | None, typer.Option(help="Sender address ('' for CONTENTAPI_EMAIL_FROM)")
+        str | None,
+        typer.Option(
+            help="Sender address ('' for CONTENTAPI_EMAIL_FROM)",
+            metavar="ADDRESS",
+        ),
     ] = None,
-    reply_to: Annotated[str | None, typer.Option(help="Reply-To address")] = None,
-    subject: Annotated[str | None, typer.Option(help="Subject (<%= USER.username %> …)")] = None,
+    reply_to: Annotated[
+        str | None,
+        typer.Option(help="Reply-To address", metavar="ADDRESS"),
+    ] = None,
+    subject: Annotated[
+        str | None,
+        typer.Option(help="Subject (<%= USER.username %> …)", metavar="TEXT"),
+    ] = None,
     message_file: Annotated[
-        Path | None, typer.Option(help="HTML body with <%= URL %>, <%= TOKEN %> or <%= CODE %>")
+        Path | None,
+        typer.Option(
+            help="HTML body with <%= URL %>, <%= TOKEN %> or <%= CODE %>",
+            metavar="FILE",
+        ),
     ] = None,
 ) -> None:
-    """Change a mail template's sender, reply-to address, subject or body."""
+    """Change a mail template's sender, reply-to address, subject or body (what no option
+    names stays as it is)."""
     from contentapi.auth.plugin_settings import TEMPLATE_NAMES, write_mail_template
 
     if name not in TEMPLATE_NAMES:
-        err.print(f"[red]the template is one of {', '.join(TEMPLATE_NAMES)}[/red]")
-        raise typer.Exit(2)
+        raise fail(f"the template is one of {', '.join(TEMPLATE_NAMES)}")
     changes = {
         key: value
         for key, value in (
@@ -141,10 +168,9 @@ def set_template(
     if message_file is not None:
         changes["message"] = message_file.read_text(encoding="utf-8")
     if not changes:
-        err.print("[red]nothing to change: give at least one option[/red]")
-        raise typer.Exit(2)
+        raise fail("nothing to change: give at least one option")
 
-    async def write(conn: AsyncConnection) -> None:
+    async def write(conn: AsyncConnection, _tables: ContentTables) -> None:
         await write_mail_template(conn, name, changes)
 
     _with_database(write)

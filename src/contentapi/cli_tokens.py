@@ -18,7 +18,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from contentapi.cli_common import database_reachable, err, fail, load_checked_models, read_settings
+from contentapi.cli_common import (
+    PlainHelpCommand,
+    database_reachable,
+    err,
+    fail,
+    load_checked_models,
+    read_settings,
+)
 from contentapi.config import Settings
 
 if TYPE_CHECKING:
@@ -28,7 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["tokens_app"]
 
-tokens_app = typer.Typer(no_args_is_help=True, help="API tokens.")
+tokens_app = typer.Typer(no_args_is_help=True, help="API tokens.", rich_markup_mode=None)
 
 
 class TokenTypeChoice(StrEnum):
@@ -50,17 +57,24 @@ def _token_runtime(settings: Settings) -> Runtime:
 
 @tokens_app.command("create")
 def tokens_create(
-    name: Annotated[str, typer.Option(help="A name for the token (unique)")],
+    name: Annotated[str, typer.Option(help="A name for the token (unique)", metavar="NAME")],
     type_: Annotated[
-        TokenTypeChoice, typer.Option("--type", help="What the token may do")
+        TokenTypeChoice,
+        typer.Option(
+            "--type", help="What the token may do", metavar="read-only|full-access|custom"
+        ),
     ] = TokenTypeChoice.read_only,
     permission: Annotated[
         list[str] | None,
         typer.Option(
-            help="An action a custom token may perform, as api::article.article.find (repeatable)"
+            help="An action a custom token may perform, as api::article.article.find (repeatable)",
+            metavar="ACTION",
+            show_default=False,
         ),
     ] = None,
-    description: Annotated[str, typer.Option(help="What the token is for")] = "",
+    description: Annotated[
+        str, typer.Option(help="What the token is for", metavar="TEXT", show_default=False)
+    ] = "",
 ) -> None:
     """Create an API token; its secret is printed once, alone on the last line of stdout."""
     from contentapi.auth.permissions import all_actions
@@ -171,9 +185,9 @@ def _when(value: datetime | None, missing: str) -> str:
     return value.strftime("%Y-%m-%d %H:%M UTC") if value is not None else missing
 
 
-@tokens_app.command("revoke")
+@tokens_app.command("revoke", cls=PlainHelpCommand)
 def tokens_revoke(
-    name: Annotated[str, typer.Argument(help="The token's name (see tokens list)")],
+    name: Annotated[str, typer.Argument(help="The token's name (see tokens list)", metavar="NAME")],
 ) -> None:
     """Revoke (delete) an API token; requests carrying it answer 401 from then on."""
     from contentapi.auth.tokens import revoke_token

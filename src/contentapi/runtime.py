@@ -10,7 +10,6 @@ transaction, so several workers may start at once.
 from __future__ import annotations
 
 import logging
-import os
 import secrets
 from dataclasses import dataclass, field
 
@@ -155,12 +154,6 @@ class Runtime:
         if self.database.dialect.notifies:
             self.change_listener = self._listen()
             await self.change_listener.start()
-        log.info(
-            "contentapi ready: worker %d serving http://%s:%d",
-            os.getpid(),
-            self.settings.host,
-            self.settings.port,
-        )
 
     def _listen(self) -> ChangeListener:
         """The change listener with this process's subscribers: the caller cache follows the

@@ -52,8 +52,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
     known = set(Settings.model_fields)
     for key, value in data.items():
         if key not in known:
-            hint = difflib.get_close_matches(key, sorted(known), n=1)
-            did_you_mean = f" (did you mean {hint[0]!r}?)" if hint else ""
+            hint = _closest_key(key, known)
+            did_you_mean = f" (did you mean {hint!r}?)" if hint else ""
             raise ConfigError(
                 f"{path}: unknown key {key!r}{did_you_mean}; keys are the CONTENTAPI_ variables "
                 "in lower case without the prefix (see the README)"
@@ -61,6 +61,17 @@ def _read_toml(path: Path) -> dict[str, Any]:
         if isinstance(value, dict):
             raise ConfigError(f"{path}: {key!r} must be a value, not a table")
     return data
+
+
+def _closest_key(key: str, known: set[str]) -> str | None:
+    """The key ``key`` was meant to be: the variable's own name written as a key
+    (``CONTENTAPI_PORT`` → ``port``, ``PORT`` → ``port``), else the closest spelling."""
+    candidate = key.strip().lower()
+    candidate = candidate.removeprefix(ENV_PREFIX.lower())
+    if candidate in known:
+        return candidate
+    close = difflib.get_close_matches(candidate, sorted(known), n=1)
+    return close[0] if close else None
 
 
 def _describe(problem: Any, from_file: dict[str, Any], toml_file: Path) -> str:

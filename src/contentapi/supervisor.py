@@ -24,23 +24,14 @@ import subprocess
 import sys
 import time
 
-__all__ = ["Supervisor", "bind", "main"]
+from contentapi.listening import AddressError, bind
+
+__all__ = ["Supervisor", "main"]
 
 QUICK_DEATH = 10.0
 MAX_QUICK_DEATHS = 5
 STOP_GRACE = 30.0
 POLL = 0.2
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """The listening socket every worker inherits (as uvicorn binds it)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
-    sock.set_inheritable(True)
-    return sock
 
 
 def _say(message: str) -> None:
@@ -122,7 +113,12 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=1337)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    sys.exit(Supervisor(bind(args.host, args.port), args.workers).run())
+    try:
+        sock = bind(args.host, args.port)
+    except AddressError as error:  # taken since ``serve`` checked it: one line, as ``serve``
+        print(f"error: {error}", file=sys.stderr, flush=True)
+        sys.exit(2)
+    sys.exit(Supervisor(sock, args.workers).run())
 
 
 if __name__ == "__main__":

@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import argparse
 import socket
+import sys
 
 import uvicorn
+
+from contentapi.listening import AddressError, bind
 
 __all__ = ["APP_FACTORY", "run_worker"]
 
@@ -36,11 +39,18 @@ def run_worker(*, fd: int | None = None, host: str = "127.0.0.1", port: int = 13
     )
     server = uvicorn.Server(config)
     if fd is None:
-        server.run()
+        # Bound before the app starts: uvicorn binds after its start-up, so a port in use would
+        # be an error after a worker had announced itself ready.
+        try:
+            sock = bind(host, port)
+        except AddressError as error:
+            print(f"error: {error}", file=sys.stderr, flush=True)
+            sys.exit(2)
     else:
         # socket(fileno=…) reads the family (IPv4, IPv6) from the descriptor itself;
         # uvicorn's own --fd assumes a Unix socket and would misread client addresses.
-        server.run(sockets=[socket.socket(fileno=fd)])
+        sock = socket.socket(fileno=fd)
+    server.run(sockets=[sock])
 
 
 def main() -> None:

@@ -3,6 +3,7 @@ the variable or the file (and the forms that work), exit code 2, never a traceba
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import subprocess
@@ -16,6 +17,7 @@ from typer.testing import CliRunner
 from contentapi import __version__
 from contentapi.cli import app
 from contentapi.db.urls import URL_FORMS, normalise_database_url
+from contentapi.listening import AddressError, check_address
 from tests.conftest import BACKENDS, MODELS, POSTGRES_ADMIN_URL
 
 CONTENTAPI = str(Path(sys.executable).parent / "contentapi")
@@ -88,6 +90,23 @@ def test_unknown_key_in_the_file_is_an_error_with_a_hint(cli, tmp_path):
     (tmp_path / "contentapi.toml").write_text("prot = 8080\n")
     one_line_error(
         cli.invoke(app, ["check"]), "contentapi.toml: unknown key 'prot'", "did you mean 'port'?"
+    )
+
+
+@pytest.mark.parametrize("written", ["CONTENTAPI_PORT", "contentapi_port", "PORT"])
+def test_a_variable_name_in_the_file_is_answered_with_its_key(cli, tmp_path, written):
+    (tmp_path / "contentapi.toml").write_text(f"{written} = 8080\n")
+    one_line_error(
+        cli.invoke(app, ["check"]),
+        f"contentapi.toml: unknown key {written!r} (did you mean 'port'?)",
+        "lower case without the prefix",
+    )
+
+
+def test_a_misspelt_plugin_setting_is_answered_with_its_name(cli):
+    one_line_error(
+        cli.invoke(app, ["settings", "set", "allow_registr=false"]),
+        "unknown setting 'allow_registr' (did you mean 'allow_register'?): one of ",
     )
 
 
@@ -189,3 +208,103 @@ def test_serve_as_a_process_exits_2_with_one_line(tmp_path):
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "connection refused" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------- the listening address
+
+
+@pytest.fixture
+def held_port():
+    """A port something else listens on (as a server left running would)."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        yield int(holder.getsockname()[1])
+
+
+def test_a_port_in_use_is_named_with_the_fix(held_port):
+    with pytest.raises(AddressError) as raised:
+        check_address("127.0.0.1", held_port)
+    assert str(raised.value) == (
+        f"port {held_port} on 127.0.0.1 is in use; stop what holds it "
+        "or set CONTENTAPI_PORT / --port"
+    )
+
+
+def test_a_host_not_of_this_machine_is_named():
+    with pytest.raises(AddressError, match=r"192\.0\.2\.1 is not an address of this machine"):
+        check_address("192.0.2.1", free_port())
+
+
+def test_serve_refuses_a_port_in_use_before_anything_starts(cli, held_port):
+    one_line_error(
+        cli.invoke(app, ["serve", "--port", str(held_port)]),
+        f"error: port {held_port} on 127.0.0.1 is in use",
+        "CONTENTAPI_PORT / --port",
+    )
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_serve_as_a_process_on_a_port_in_use_exits_2_with_one_line(tmp_path, held_port, workers):
+    """As an operator meets it, with one worker (no uvicorn error after start-up) and with the
+    supervisor (no traceback)."""
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith("CONTENTAPI_")}
+    env["CONTENTAPI_CONTENT_TYPES_DIR"] = str(MODELS)
+    env["CONTENTAPI_DATABASE_URL"] = f"sqlite:///{tmp_path}/c.db"
+    env["CONTENTAPI_PORT"] = str(held_port)
+    result = subprocess.run(
+        [CONTENTAPI, "serve", "--workers", workers],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        f"error: port {held_port} on 127.0.0.1 is in use; stop what holds it "
+        "or set CONTENTAPI_PORT / --port\n"
+    )
+
+
+@pytest.mark.parametrize("module", ["contentapi.worker", "contentapi.supervisor"])
+def test_a_server_process_on_a_port_taken_since_the_check_exits_2_with_one_line(held_port, module):
+    """The address taken between ``serve``'s check and the bind: the worker binds before its
+    app starts, the supervisor before its workers, and each says so in one line."""
+    result = subprocess.run(
+        [sys.executable, "-m", module, "--port", str(held_port)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        f"error: port {held_port} on 127.0.0.1 is in use; stop what holds it "
+        "or set CONTENTAPI_PORT / --port\n"
+    )
+
+
+# ---------------------------------------------------------------- the ready line
+
+
+def _ready_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "ready: worker" in r.getMessage()]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["migrate"], ["tokens", "list"], ["settings", "show"]],
+    ids=["migrate", "tokens", "settings"],
+)
+def test_one_shot_commands_do_not_say_they_serve(cli, caplog, command):
+    caplog.set_level(logging.INFO, logger="contentapi")
+    result = cli.invoke(app, command)
+    assert result.exit_code == 0, result.output
+    assert _ready_lines(caplog) == []
+
+
+async def test_a_served_app_says_it_is_ready(start_app, caplog):
+    caplog.set_level(logging.INFO, logger="contentapi")
+    await start_app()
+    [line] = _ready_lines(caplog)
+    assert line == f"contentapi ready: worker {os.getpid()} serving http://127.0.0.1:1337"

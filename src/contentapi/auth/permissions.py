@@ -235,6 +235,13 @@ async def user_access(
     return bool(rows[0].blocked), int(role_id) if role_id is not None else None, actions
 
 
+async def role_types(conn: AsyncConnection, tables: ContentTables) -> list[str]:
+    """The ``type`` of every role, oldest first (what a default role may name)."""
+    roles = tables.entity(ROLE_UID)
+    found = await conn.execute(select(roles.c.type).order_by(roles.c.id))
+    return [str(value) for value in found.scalars() if value is not None]
+
+
 async def role_id_of_type(
     conn: AsyncConnection, tables: ContentTables, role_type: str
 ) -> int | None:

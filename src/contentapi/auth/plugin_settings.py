@@ -10,12 +10,15 @@ another instance) applies at once, and these flows are rare enough that one smal
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.auth.permissions import role_types
 from contentapi.db.core_store import read_json, write_json
+from contentapi.db.tables import ContentTables
 
 __all__ = [
     "ADVANCED_KEY",
@@ -26,6 +29,7 @@ __all__ = [
     "AdvancedSettings",
     "MailTemplate",
     "MailTemplates",
+    "UnknownRoleError",
     "ensure_plugin_settings",
     "parse_advanced_value",
     "read_advanced",
@@ -36,6 +40,10 @@ __all__ = [
 
 ADVANCED_KEY = "plugin_users-permissions_advanced"
 EMAIL_KEY = "plugin_users-permissions_email"
+
+
+class UnknownRoleError(ValueError):
+    """A ``default_role`` that names no role; ``str()`` names the roles there are."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +87,9 @@ def parse_advanced_value(name: str, text: str) -> Any:
         if not text.strip():
             raise ValueError("default_role is the type of a role, e.g. authenticated")
         return text.strip()
-    raise ValueError(f"unknown setting {name!r}: one of {', '.join(ADVANCED_NAMES)}")
+    close = difflib.get_close_matches(name.lower(), ADVANCED_NAMES, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise ValueError(f"unknown setting {name!r}{hint}: one of {', '.join(ADVANCED_NAMES)}")
 
 
 def _advanced_from(value: Any) -> AdvancedSettings:
@@ -192,8 +202,21 @@ async def read_advanced(conn: AsyncConnection) -> AdvancedSettings:
     return _advanced_from(await read_json(conn, ADVANCED_KEY))
 
 
-async def write_advanced(conn: AsyncConnection, changes: dict[str, Any]) -> AdvancedSettings:
-    """Merge ``changes`` (already parsed) into the stored object; keys Strapi added are kept."""
+async def write_advanced(
+    conn: AsyncConnection, tables: ContentTables, changes: dict[str, Any]
+) -> AdvancedSettings:
+    """Merge ``changes`` (already parsed) into the stored object; keys Strapi added are kept.
+
+    A ``default_role`` must name a role that exists (``UnknownRoleError`` naming those that do):
+    Strapi's admin panel offers only existing roles, and a missing one would refuse every
+    sign-up with "Impossible to find the default role"."""
+    if "default_role" in changes:
+        existing = await role_types(conn, tables)
+        if changes["default_role"] not in existing:
+            raise UnknownRoleError(
+                f"default_role {changes['default_role']!r} is not a role; "
+                f"the roles are {', '.join(existing)}"
+            )
     stored = await read_json(conn, ADVANCED_KEY)
     value = dict(stored) if isinstance(stored, dict) else AdvancedSettings().to_json()
     value.update(changes)

@@ -1,5 +1,5 @@
 """The GraphQL endpoint over HTTP: ``POST`` (JSON, batched arrays, multipart uploads), ``GET``
-(queries only) and the playground page.
+(queries only) and the GraphiQL page (``graphql/playground.py``: the page and its files).
 
 The caller is resolved first, exactly as for REST: a bad or expired token is a 401 with the REST
 error body. Resolver errors are HTTP 200 with ``extensions.code``; a request that never reached
@@ -22,6 +22,7 @@ from contentapi.config import Settings
 from contentapi.graphql.context import GraphQLContext, GraphQLServices, PlanCache
 from contentapi.graphql.execute import Engine, Outcome
 from contentapi.graphql.plan import Planner
+from contentapi.graphql.playground import build_playground
 from contentapi.http.limits import hold_body_to_json
 from contentapi.http.responses import OrjsonResponse
 from contentapi.upload.service import IncomingFile
@@ -29,19 +30,6 @@ from contentapi.upload.service import IncomingFile
 __all__ = ["build_graphql_router"]
 
 _SPEC = "(https://github.com/jaydenseric/graphql-multipart-request-spec)"
-
-_PLAYGROUND = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>contentapi GraphQL</title>
-<link rel="stylesheet" href="https://unpkg.com/graphiql@3/graphiql.min.css"></head>
-<body style="margin:0"><div id="graphiql" style="height:100vh"></div>
-<script crossorigin src="https://unpkg.com/react@18/umd/react.production.min.js"></script>
-<script crossorigin src="https://unpkg.com/react-dom@18/umd/react-dom.production.min.js"></script>
-<script crossorigin src="https://unpkg.com/graphiql@3/graphiql.min.js"></script>
-<script>
-ReactDOM.createRoot(document.getElementById('graphiql')).render(
-  React.createElement(GraphiQL, {fetcher: GraphiQL.createFetcher({url: ENDPOINT}),
-                                 defaultEditorToolsVisibility: true}));
-</script></body></html>"""
 
 
 class _BadRequest(Exception):
@@ -141,8 +129,10 @@ def build_graphql_router(
 ) -> APIRouter:
     router = APIRouter()
     plans = PlanCache()
-    playground = settings.env != "production" or settings.graphql_playground_always
-    page = _PLAYGROUND.replace("ENDPOINT", json.dumps(settings.graphql_endpoint))
+    shows_playground = settings.env != "production" or settings.graphql_playground_always
+    playground = build_playground(settings.graphql_endpoint) if shows_playground else None
+    if playground is not None:
+        router.include_router(playground.router)
 
     def respond(outcome: Outcome | list[Outcome]) -> Response:
         if isinstance(outcome, list):
@@ -167,8 +157,8 @@ def build_graphql_router(
     async def endpoint(request: Request) -> Response:
         if request.method == "GET":
             accepts_html = "text/html" in request.headers.get("accept", "")
-            if "query" not in request.query_params and accepts_html and playground:
-                return HTMLResponse(page)
+            if "query" not in request.query_params and accepts_html and playground is not None:
+                return HTMLResponse(playground.page)
             params = request.query_params
             payload: dict[str, Any] = {"query": params.get("query")}
             try:

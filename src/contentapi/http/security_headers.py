@@ -5,8 +5,9 @@ Strapi 4.25 runs koa-helmet (helmet 6) with its own defaults
 ``connect-src``, ``img-src`` and ``media-src`` widened and ``upgrade-insecure-requests`` dropped,
 HSTS for a year with sub-domains, ``X-Frame-Options: SAMEORIGIN``, and the cross-origin
 isolation headers (COEP, COOP, CORP, Origin-Agent-Cluster) and ``X-XSS-Protection`` left out.
-A ``GET`` of the GraphQL endpoint gets a policy that lets the GraphiQL page load its scripts
-(Strapi widens ``script-src`` for that path the same way).
+A ``GET`` of the GraphQL endpoint gets a narrower policy for the GraphiQL page, whose files are
+all ours (``graphql/playground.py``): no origin but ours anywhere. Strapi instead widens
+``script-src`` for that path to load its playground from a CDN; ours needs no network.
 
 The headers are constant tuples appended to ``http.response.start``: a pure ASGI middleware
 (no ``BaseHTTPMiddleware``), one path comparison per request.
@@ -43,9 +44,19 @@ def _policy(**overrides: str) -> str:
 
 #: Strapi 4.25's default policy, byte for byte.
 API_CSP = _policy()
-#: The GraphiQL page (``graphql/http.py``) runs an inline script and loads its bundles from
-#: unpkg; everything else stays as for the API.
-PLAYGROUND_CSP = _policy(**{"script-src": "'self' 'unsafe-inline' https://unpkg.com"})
+#: The GraphiQL page (``graphql/playground.py``) loads every file from us and sends its queries to
+#: us, so each ``https:`` and external host of the API's policy is dropped. Scripts stay
+#: ``'self'`` only (no inline script, no eval in the bundles); styles keep ``'unsafe-inline'``
+#: for a ``<style>`` element GraphiQL adds at run time (Chromium blocks it under
+#: ``style-src 'self'``); fonts come as ``data:`` URLs in its CSS.
+PLAYGROUND_CSP = _policy(
+    **{
+        "connect-src": "'self'",
+        "img-src": "'self' data: blob:",
+        "font-src": "'self' data:",
+        "style-src": "'self' 'unsafe-inline'",
+    }
+)
 
 _COMMON: tuple[tuple[bytes, bytes], ...] = (
     (b"referrer-policy", b"no-referrer"),

@@ -82,7 +82,8 @@ def with_entity_paging(query: ReadQuery, params: Mapping[str, Any], max_limit: i
         )
     offset = 0
     if start is not None:
-        offset = _integer(start) if _integer(start) is not None else -1
+        parsed_start = _integer(start)
+        offset = parsed_start if parsed_start is not None else -1
         if offset < 0:
             raise ValidationError(
                 f"Invalid 'start' parameter. Expected an integer >= 0, received: {start}"

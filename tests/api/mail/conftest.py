@@ -74,7 +74,7 @@ async def delivered(handle: AppHandle, smtp: SmtpServer) -> list[ReceivedMail]:
 
 async def set_advanced(handle: AppHandle, **changes: Any) -> None:
     async with handle.runtime.database.write() as conn:
-        await write_advanced(conn, changes)
+        await write_advanced(conn, handle.runtime.tables, changes)
 
 
 async def register(

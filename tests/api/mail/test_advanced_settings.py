@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from sqlalchemy import select
 
+from contentapi.auth.plugin_settings import ADVANCED_KEY, UnknownRoleError
+from contentapi.db.core_store import write_json
 from contentapi.db.system import core_store
 from tests.api.mail.conftest import delivered, login, register, set_advanced
 
@@ -120,10 +123,24 @@ async def test_default_role_is_the_role_new_users_get(mail_app, leaks):
     found = await client.get(f"/api/users/{user['id']}?populate=role", headers=ADMIN)
     assert found.json()["role"]["type"] == "member"
 
-    await set_advanced(mail_app, default_role="no-such-role")
+    # A stored role that does not exist (its role deleted since, or a hand-edited row):
+    # every sign-up is refused, as Strapi refuses it.
+    async with mail_app.runtime.database.write() as conn:
+        await write_json(conn, ADVANCED_KEY, {**STRAPI_ADVANCED, "default_role": "no-such-role"})
     response = await register(mail_app, "bob")
     assert response.status_code == 400
     assert response.json()["error"]["message"] == "Impossible to find the default role"
+
+
+async def test_a_default_role_that_names_no_role_is_refused_and_not_stored(mail_app, leaks):
+    with pytest.raises(UnknownRoleError) as refused:
+        await set_advanced(mail_app, default_role="editor", allow_register=False)
+    assert str(refused.value) == (
+        "default_role 'editor' is not a role; the roles are authenticated, public"
+    )
+    stored = (await _rows(mail_app))["plugin_users-permissions_advanced"][1]
+    assert stored == STRAPI_ADVANCED
+    assert (await register(mail_app)).status_code == 200
 
 
 async def test_unique_email_off_still_refuses_a_second_local_account(mail_app, leaks):

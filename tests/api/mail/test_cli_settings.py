@@ -69,3 +69,22 @@ async def test_settings_commands_change_what_the_server_does(
 def test_bad_settings_are_refused_before_touching_the_database(args):
     result = CliRunner().invoke(cli, list(args))
     assert result.exit_code == 2, result.output
+
+
+async def test_a_default_role_that_names_no_role_is_one_line_and_exit_2(databases, monkeypatch):
+    url = await databases.new_url()
+    refused = await asyncio.to_thread(
+        _run, monkeypatch, url, "settings", "set", "default_role=editor"
+    )
+    assert refused.exit_code == 2, refused.output
+    assert refused.stdout == ""
+    assert refused.stderr.splitlines()[-1] == (
+        "error: default_role 'editor' is not a role; the roles are authenticated, public"
+    )
+    shown = await asyncio.to_thread(_run, monkeypatch, url, "settings", "show")
+    assert json.loads(shown.stdout)["advanced"]["default_role"] == "authenticated"
+    chosen = await asyncio.to_thread(
+        _run, monkeypatch, url, "settings", "set", "default_role=public"
+    )
+    assert chosen.exit_code == 0, chosen.output
+    assert json.loads(chosen.stdout)["default_role"] == "public"

@@ -31,7 +31,8 @@ def edit(path: Path, change) -> None:
 
 def check(models: Path) -> tuple[int, list[str]]:
     result = CliRunner().invoke(app, ["check"])
-    return result.exit_code, result.stderr.splitlines()
+    # problems and warnings on stderr, then the verdict of valid models on stdout
+    return result.exit_code, result.stderr.splitlines() + result.stdout.splitlines()
 
 
 def test_every_problem_of_every_file_and_no_follow_on_errors(models: Path):

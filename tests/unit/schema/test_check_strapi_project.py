@@ -24,7 +24,8 @@ def _environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def check() -> tuple[int, list[str]]:
     result = CliRunner().invoke(app, ["check"])
-    return result.exit_code, result.stderr.splitlines()
+    # problems and warnings on stderr, then the verdict of valid models on stdout
+    return result.exit_code, result.stderr.splitlines() + result.stdout.splitlines()
 
 
 def test_an_undeclared_custom_field_is_named_with_how_to_declare_it():

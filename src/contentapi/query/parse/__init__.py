@@ -92,7 +92,8 @@ class QueryParser:
                 content_type, "locale", params["locale"], "locale"
             )
             locale = "all"
-            filters = by_locale if filters is None else And((by_locale, filters))
+            if by_locale is not None:
+                filters = by_locale if filters is None else And((by_locale, filters))
         pagination = self.pagination(params.get("pagination"))
         publication_state = self.publication_state(params.get("publicationState"))
         sort = self.sort(content_type, params["sort"]) if "sort" in params else ()

@@ -147,8 +147,7 @@ def _assemble(atoms: Iterable[_Atom]) -> Filter | None:
             parts.append(first)  # its place among the others
         through[first].append(_Atom(atom.hops[1:], atom.condition))
     items = tuple(
-        part.through(_assemble(through[part])) if isinstance(part, _Hop) else part
-        for part in parts
+        part.through(_assemble(through[part])) if isinstance(part, _Hop) else part for part in parts
     )
     if not items:
         return None
@@ -320,7 +319,7 @@ class FilterParser(ModelScope):
             )
         at = f"{where}.{operator}"
         if kind in JSON_KINDS:
-            return Comparison(column, kind, operator, _json_operand(spec, value, at), False)
+            return Comparison(column, kind, operator, _json_operand(spec, value, at), None)
         text_kind = None
         if spec.strings_only and kind not in STRING_KINDS:
             if kind not in TEXT_KINDS or operator in CASE_SENSITIVE_LIKE:
