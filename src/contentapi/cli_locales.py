@@ -85,9 +85,10 @@ def locales_list() -> None:
 
 @locales_app.command("add", cls=PlainHelpCommand)
 def locales_add(
-    code: Annotated[str, typer.Argument(help="An ISO locale code, as fr or en-GB")],
+    code: Annotated[str, typer.Argument(help="An ISO locale code, as fr or en-GB", metavar="CODE")],
     name: Annotated[
-        str | None, typer.Option(help="Its display name (default: Strapi's, as French (fr))")
+        str | None,
+        typer.Option(help="Its display name (default: Strapi's, as French (fr))", metavar="NAME"),
     ] = None,
 ) -> None:
     """Add a locale; entries can be written and read in it at once."""
@@ -102,7 +103,9 @@ def locales_add(
 
 @locales_app.command("remove", cls=PlainHelpCommand)
 def locales_remove(
-    code: Annotated[str, typer.Argument(help="The locale's code (see locales list)")],
+    code: Annotated[
+        str, typer.Argument(help="The locale's code (see locales list)", metavar="CODE")
+    ],
     yes: Annotated[
         bool, typer.Option("--yes", help="Also delete the entries written in it")
     ] = False,
@@ -121,7 +124,9 @@ def locales_remove(
 
 @locales_app.command("default", cls=PlainHelpCommand)
 def locales_default(
-    code: Annotated[str, typer.Argument(help="The locale's code (see locales list)")],
+    code: Annotated[
+        str, typer.Argument(help="The locale's code (see locales list)", metavar="CODE")
+    ],
 ) -> None:
     """Make a locale the default one: entries are created and read in it unless asked."""
     from contentapi.i18n.manage import set_default_locale
