@@ -2,10 +2,11 @@
 
 Everything a worker keeps to skip repeated work is a ``BoundedCache`` (or, for a pure function
 of one hashable value, ``functools.lru_cache`` sized here), so one eviction rule holds and every
-bound is read in one table (``SIZES`` below). Two caches hold values read from the database and
+bound is read in one table (``SIZES`` below). Three caches hold values read from the database and
 must forget them when the database changes: an ``InvalidatedCache`` adds the generation number
 and the live flag that keep them exact (``auth/cache.py``'s callers, ``entries/totals.py``'s list
-totals; ``db/notify.py``'s listener tells them about changes, ``runtime.py`` subscribes them).
+totals, ``db/locales.py``'s locales; ``db/notify.py``'s listener tells them about changes,
+``runtime.py`` subscribes them).
 
 Why one small class rather than ``cachetools``: these caches sit on every request, and a hit
 here is the ``OrderedDict``'s own C ``get`` (no Python call, no lock, no await: one event loop per

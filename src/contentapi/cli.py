@@ -23,6 +23,7 @@ from contentapi.cli_common import (
     load_checked_models,
     read_settings,
 )
+from contentapi.cli_locales import locales_app
 from contentapi.cli_settings import settings_app
 from contentapi.cli_tokens import tokens_app
 from contentapi.config import Settings
@@ -40,6 +41,7 @@ HELP = (
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP, rich_markup_mode=None)
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(settings_app, name="settings")
+app.add_typer(locales_app, name="locales")
 
 
 def _check_extensions(settings: Settings) -> int:

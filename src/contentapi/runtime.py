@@ -1,8 +1,8 @@
 """Runtime: the parts a running server shares, built from ``Settings`` and started once.
 
 ``Runtime.start()`` brings the database up to date (migrations, additive sync), then makes sure
-the server's secrets exist (API-token salt, JWT secret), fills an empty locale table from
-``CONTENTAPI_LOCALES``, bootstraps ``CONTENTAPI_ADMIN_TOKEN`` and stores the
+the server's secrets exist (API-token salt, JWT secret), adds the locales of
+``CONTENTAPI_LOCALES`` the database lacks, bootstraps ``CONTENTAPI_ADMIN_TOKEN`` and stores the
 users-permissions plugin's default settings where missing — all in one locked
 transaction, so several workers may start at once.
 """
@@ -23,18 +23,21 @@ from contentapi.auth.tokens import TokenHasher, ensure_admin_token
 from contentapi.config import Settings
 from contentapi.db.core_store import ensure_setting
 from contentapi.db.engine import Database
+from contentapi.db.locales import LOCALE_TABLES, LocaleCache
 from contentapi.db.notify import (
     AUTH_CHANNEL,
     CONTENT_CHANNEL,
+    LOCALES_CHANNEL,
     ChangeListener,
     install_auth_triggers,
     install_content_triggers,
+    install_locale_triggers,
 )
 from contentapi.db.sync import SyncReport, sync_database
 from contentapi.db.tables import ContentTables, build_tables
 from contentapi.entries import EntryService
 from contentapi.entries.serialize import RestSerializer
-from contentapi.i18n.store import seed_locales
+from contentapi.i18n.store import ensure_locales
 from contentapi.mail.outbox import Outbox
 from contentapi.mail.provider import build_mail_provider
 from contentapi.models import load_models
@@ -103,7 +106,7 @@ class Runtime:
             registry,
             tables,
             database,
-            locales=settings.locale_codes,
+            locales=LocaleCache(database),
             passwords=PasswordHasher(settings.password_hash),
         )
         limits = QueryLimits(
@@ -138,30 +141,29 @@ class Runtime:
             if self.settings.admin_token:
                 await ensure_admin_token(conn, self.secrets.token_hasher, self.settings.admin_token)
             await ensure_default_roles(conn, self.tables)
-            stored_locales = await seed_locales(conn, self.settings.locale_codes)
-            if stored_locales != self.settings.locale_codes:
-                log.warning(
-                    "the database's locales are %s (default first) but CONTENTAPI_LOCALES is %s:"
-                    " entry writes and locale reads follow CONTENTAPI_LOCALES; set it to match",
-                    ",".join(stored_locales),
-                    ",".join(self.settings.locale_codes),
-                )
+            await ensure_locales(
+                conn,
+                self.settings.locale_codes,
+                fill_only="locales" not in self.settings.model_fields_set,
+            )
             await ensure_plugin_settings(conn)
             if self.database.dialect.notifies:
                 await install_auth_triggers(conn, auth_tables(self.tables))
                 await install_content_triggers(conn, list(self.tables.metadata.tables))
+                await install_locale_triggers(conn, LOCALE_TABLES)
         if self.database.dialect.notifies:
             self.change_listener = self._listen()
             await self.change_listener.start()
 
     def _listen(self) -> ChangeListener:
         """The change listener with this process's subscribers: the caller cache follows the
-        auth tables, the list totals every content table; neither is trusted while the
-        listener cannot hear (``caching.InvalidatedCache``)."""
+        auth tables, the list totals every content table, the locales their two tables; none
+        is trusted while the listener cannot hear (``caching.InvalidatedCache``)."""
         listener = ChangeListener(self.settings.database_listen_url or self.settings.database_url)
         for channel, cache in (
             (AUTH_CHANNEL, self.caller_cache),
             (CONTENT_CHANNEL, self.entries.totals),
+            (LOCALES_CHANNEL, self.entries.locales),
         ):
             listener.subscribe(channel, cache.changed)
             listener.on_live(cache.set_live)

@@ -1,17 +1,20 @@
-"""PostgreSQL change notifications: ``LISTEN contentapi_auth`` and ``contentapi_content``.
+"""PostgreSQL change notifications: ``LISTEN contentapi_auth``, ``contentapi_content`` and
+``contentapi_locales``.
 
 ``install_auth_triggers`` puts one statement-level trigger on each table that decides who may
 do what (users, roles, permissions, their links, API tokens and their permissions): any
 insert, update, delete or truncate sends ``NOTIFY contentapi_auth`` when its transaction
 commits — whoever writes, this server, another worker, another instance or a tool on the same
 database. ``install_content_triggers`` does the same on every content table
-(``contentapi_content``). The triggers are additive: a Strapi database keeps working with them.
+(``contentapi_content``), ``install_locale_triggers`` on ``i18n_locale`` and the core store,
+where the default locale is kept (``contentapi_locales``). The triggers are additive: a Strapi
+database keeps working with them.
 
 ``ChangeListener`` holds one plain asyncpg connection per worker and hands each notification to
 whoever subscribed to its channel; it knows none of them. ``runtime.py`` subscribes the caller
-cache to ``contentapi_auth`` and the list totals to ``contentapi_content``, and both to the
-connection's state: when it drops, neither is trusted until the listener has reconnected
-(retrying every second).
+cache to ``contentapi_auth``, the list totals to ``contentapi_content``, the locales
+(``db/locales.py``) to ``contentapi_locales``, and all three to the connection's state: when it
+drops, none is trusted until the listener has reconnected (retrying every second).
 """
 
 from __future__ import annotations
@@ -30,12 +33,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 __all__ = [
     "AUTH_CHANNEL",
     "CONTENT_CHANNEL",
+    "LOCALES_CHANNEL",
     "QUIET_SETTING",
     "ChangeListener",
     "LiveSubscriber",
     "Subscriber",
     "install_auth_triggers",
     "install_content_triggers",
+    "install_locale_triggers",
 ]
 
 log = logging.getLogger("contentapi")
@@ -44,6 +49,8 @@ AUTH_CHANNEL = "contentapi_auth"
 _FUNCTION = "contentapi_auth_changed"
 CONTENT_CHANNEL = "contentapi_content"
 _CONTENT_FUNCTION = "contentapi_content_changed"
+LOCALES_CHANNEL = "contentapi_locales"
+_LOCALES_FUNCTION = "contentapi_locales_changed"
 #: ``SET LOCAL contentapi.quiet = 'on'``: this transaction's changes notify no one (an API
 #: token's ``last_used_at`` stamp, which changes nobody's permissions: ``auth/token_usage.py``)
 QUIET_SETTING = "contentapi.quiet"
@@ -63,6 +70,12 @@ async def install_content_triggers(conn: AsyncConnection, tables: Iterable[str])
     """The same for every content table (``contentapi_content``): list totals are kept per
     worker and must be forgotten when any write commits (``entries/totals.py``)."""
     await _install_triggers(conn, _CONTENT_FUNCTION, CONTENT_CHANNEL, tables)
+
+
+async def install_locale_triggers(conn: AsyncConnection, tables: Iterable[str]) -> None:
+    """The same for the locales' tables (``contentapi_locales``): each worker keeps the
+    locales (``db/locales.py``), which ``contentapi locales`` changes from another process."""
+    await _install_triggers(conn, _LOCALES_FUNCTION, LOCALES_CHANNEL, tables)
 
 
 async def _install_triggers(

@@ -319,7 +319,7 @@ def parse_entry_input(
             write.columns["published_at"] = moment if publish else None
     if content_type.localized and creating:
         # The locale is chosen at creation only; on update Strapi ignores it.
-        locale = data.get("locale") or locales[0]
+        locale = data.get("locale") or (locales[0] if locales else None)
         if locale not in locales:
             parser.error(("locale",), MESSAGES["locale"])
         write.locale = locale

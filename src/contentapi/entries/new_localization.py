@@ -60,14 +60,15 @@ class NewLocalizations(WritesParts):
         locale = data.get("locale")
         async with self.database.read() as conn:
             source_id = await self._localization_source(conn, content_type, source_id)
-            await self._check_new_locale(conn, content_type, source_id, locale)
+            locales = (await self.locales.current(conn)).codes
+            await self._check_new_locale(conn, content_type, source_id, locale, locales)
         shared = non_localized(content_type)
         write = parse_entry_input(
             content_type,
             data,
             registry=self.registry,
             creating=True,
-            locales=self.locales,
+            locales=locales,
             copied=frozenset(attribute.name for attribute in shared),
             publish=False,
         )
@@ -77,7 +78,8 @@ class NewLocalizations(WritesParts):
             if not await self.writes.lock_entry(conn, content_type, source_id):
                 raise NotFoundError(ENTITY_NOT_FOUND)
             # Again under the lock: a concurrent request may have taken the locale meanwhile.
-            members = await self._check_new_locale(conn, content_type, source_id, locale)
+            locales = (await self.locales.current(conn)).codes
+            members = await self._check_new_locale(conn, content_type, source_id, locale, locales)
             missing = [a for a in shared if a.name not in data]
             if missing:
                 statement = select(*(table.c[a.column] for a in missing))
@@ -107,9 +109,15 @@ class NewLocalizations(WritesParts):
         return int(found)
 
     async def _check_new_locale(
-        self, conn: AsyncConnection, content_type: ContentType, source_id: int, locale: Any
+        self,
+        conn: AsyncConnection,
+        content_type: ContentType,
+        source_id: int,
+        locale: Any,
+        locales: tuple[str, ...],
     ) -> list[int]:
-        """The entry and its group's members, when ``locale`` may be added to the group."""
+        """The entry and its group's members, when ``locale`` (one of the database's
+        ``locales``) may be added to the group."""
         table = self.tables.entity(content_type.uid)
         found = await conn.execute(select(table.c.locale).where(table.c.id == source_id))
         source = found.first()
@@ -117,7 +125,7 @@ class NewLocalizations(WritesParts):
             raise NotFoundError(ENTITY_NOT_FOUND)
         if locale is None:
             raise RequestError("locale is missing")
-        if locale not in self.locales:
+        if locale not in locales:
             raise RequestError("locale is invalid")
         others = await group_ids(conn, self.tables, content_type, source_id)
         used = {source.locale}

@@ -8,6 +8,10 @@ Two statement caches live here because reads are the hot path: the page and coun
 of list queries (by shape and values) and the one-entry statements (by type, fields and state,
 the id bound), so a repeated request skips building them and SQLAlchemy's cache-key walk. The
 writes read their answers back through the same one-entry statements.
+
+A localized type read without ``locale`` is held to the database's default locale, which may
+change while the server runs (``contentapi locales default``): it comes from the locale cache
+(``db/locales.py``) and is part of the page statements' key.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.caching import ENTRY_STATEMENTS, PAGE_STATEMENTS, BoundedCache
 from contentapi.db.engine import Database
+from contentapi.db.locales import LocaleCache
 from contentapi.db.tables import ContentTables
 from contentapi.entries.nested import full_populate, ids_only
 from contentapi.entries.totals import TotalsCache
@@ -55,7 +60,8 @@ class EntryReads:
     compiler: Compiler
     populator: Populator
     _: KW_ONLY
-    locales: tuple[str, ...]
+    #: the database's locales, the default first (kept while the change listener hears)
+    locales: LocaleCache
     #: built page and count statements by query (``_page_statements``)
     _pages: BoundedCache[Any, tuple[Select[Any], Columns, Select[Any], Any]] = field(
         init=False, default_factory=lambda: BoundedCache(PAGE_STATEMENTS)
@@ -74,13 +80,24 @@ class EntryReads:
         """The registered content type ``uid`` names."""
         return self.registry.content_types[uid]
 
-    def where(self, content_type: ContentType, query: ReadQuery) -> ColumnElement[bool]:
-        """What a query may see: its publication state and locale, then its filters (single
-        types find their entry with it too)."""
+    async def default_locale(
+        self, conn: AsyncConnection, content_type: ContentType, locale: str | None
+    ) -> str | None:
+        """The locale a read asking for ``locale`` is held to when it asks for none: the
+        database's default — read only for a localized type read without ``locale``."""
+        if not content_type.localized or locale is not None:
+            return None
+        return (await self.locales.current(conn)).default
+
+    def where(
+        self, content_type: ContentType, query: ReadQuery, default_locale: str | None
+    ) -> ColumnElement[bool]:
+        """What a query may see: its publication state and locale (``default_locale`` when it
+        names none), then its filters (single types find their entry with it too)."""
         table = self.tables.entity(content_type.uid)
         return and_(
             self.compiler.visible(
-                content_type, table, query.publication_state, query.locale, self.locales[0]
+                content_type, table, query.publication_state, query.locale, default_locale
             ),
             self.compiler.where(content_type, table, query.filters),
         )
@@ -117,7 +134,7 @@ class EntryReads:
         return entries
 
     def _page_statements(
-        self, content_type: ContentType, query: ReadQuery
+        self, content_type: ContentType, query: ReadQuery, default_locale: str | None
     ) -> tuple[Select[Any], Columns, Select[Any], Any]:
         """The page and count statements of a list query, built once per query shape and
         values (``_pages``): a repeated request skips building them and SQLAlchemy's cache-key
@@ -126,6 +143,7 @@ class EntryReads:
             content_type.uid,
             query.publication_state,
             query.locale,
+            default_locale,
             query.filters,
             query.sort,
             query.fields,
@@ -139,7 +157,7 @@ class EntryReads:
         if found is not None:
             return found
         table = self.tables.entity(content_type.uid)
-        where = self.where(content_type, query)
+        where = self.where(content_type, query, default_locale)
         statement, columns = self.selection(content_type, query)
         statement = (
             statement.where(where)
@@ -157,12 +175,15 @@ class EntryReads:
     async def find_many(self, uid: str, query: ReadQuery) -> Page:
         """A page of entries: filtered, sorted, paginated, with fields and populate."""
         content_type = self.content_type(uid)
-        statement, columns, count, count_key = self._page_statements(content_type, query)
         total = None
         generation = self.totals.generation
-        if query.pagination.with_count and count_key is not None:
-            total = self.totals.get(count_key)
         async with self.database.read() as conn:
+            default = await self.default_locale(conn, content_type, query.locale)
+            statement, columns, count, count_key = self._page_statements(
+                content_type, query, default
+            )
+            if query.pagination.with_count and count_key is not None:
+                total = self.totals.get(count_key)
             entries = await self.entries(
                 conn, content_type, statement, columns, query, kept=count_key is not None
             )
@@ -175,8 +196,10 @@ class EntryReads:
     async def count(self, uid: str, query: ReadQuery) -> int:
         content_type = self.content_type(uid)
         table = self.tables.entity(uid)
-        statement = select(func.count()).select_from(table).where(self.where(content_type, query))
         async with self.database.read() as conn:
+            default = await self.default_locale(conn, content_type, query.locale)
+            where = self.where(content_type, query, default)
+            statement = select(func.count()).select_from(table).where(where)
             return int((await conn.execute(statement)).scalar_one())
 
     async def find_one(self, uid: str, entry_id: int, query: ReadQuery) -> Entry | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from contentapi.auth.passwords import PasswordHasher
 from contentapi.db.engine import Database
+from contentapi.db.locales import LocaleCache
 from contentapi.db.tables import ContentTables
 from contentapi.entries.new_localization import NewLocalizations
 from contentapi.entries.reads import Entry, EntryReads, Page
@@ -34,7 +35,7 @@ class EntryService:
         tables: ContentTables,
         database: Database,
         *,
-        locales: tuple[str, ...],
+        locales: LocaleCache,
         passwords: PasswordHasher | None = None,
     ) -> None:
         self.registry = registry
@@ -42,10 +43,11 @@ class EntryService:
         self.passwords = passwords or PasswordHasher()
         self.tables = tables
         self.database = database
+        #: the database's locales (``runtime.py`` subscribes them to the change listener)
         self.locales = locales
         self.writer = Writer(registry, tables, dialect=database.dialect, kept=database.kept)
         self.compiler = Compiler(registry, tables, database.dialect)
-        self.populator = Populator(registry, tables, self.compiler, locales[0], database.kept)
+        self.populator = Populator(registry, tables, self.compiler, database.kept)
         self.reads = EntryReads(
             registry, tables, database, self.compiler, self.populator, locales=locales
         )

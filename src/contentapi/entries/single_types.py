@@ -31,10 +31,10 @@ class SingleTypes(WritesParts):
         content_type = self.content_type(uid)
         table = self.tables.entity(uid)
         statement, columns = self.reads.selection(content_type, query)
-        statement = (
-            statement.where(self.reads.where(content_type, query)).order_by(table.c.id).limit(1)
-        )
         async with self.database.read() as conn:
+            default = await self.reads.default_locale(conn, content_type, query.locale)
+            where = self.reads.where(content_type, query, default)
+            statement = statement.where(where).order_by(table.c.id).limit(1)
             entries = await self.reads.entries(conn, content_type, statement, columns, query)
         return entries[0] if entries else None
 
@@ -60,8 +60,9 @@ class SingleTypes(WritesParts):
         async with self.writes.writing(uid) as conn:
             # Two first PUTs at once must not create two entries of a single type.
             await self.writer.lock(conn, table.name)
+            default = await self.reads.default_locale(conn, content_type, locale)
             where = self.reads.where(
-                content_type, ReadQuery(publication_state="preview", locale=locale)
+                content_type, ReadQuery(publication_state="preview", locale=locale), default
             )
             columns = [table.c.id]
             if content_type.draft_and_publish:
@@ -80,8 +81,10 @@ class SingleTypes(WritesParts):
                 and content_type.draft_and_publish
                 and existing.published_at is None
             )
+            creating = existing is None
+            locales = await self.writes.locales_for(content_type, creating=creating, conn=conn)
             write = self.writes.parse(
-                content_type, payload, creating=existing is None, was_draft=was_draft
+                content_type, payload, locales, creating=creating, was_draft=was_draft
             )
             await hash_passwords(write, self.passwords)
             if existing is None:
@@ -101,10 +104,11 @@ class SingleTypes(WritesParts):
     ) -> Entry:
         content_type = self.content_type(uid)
         table = self.tables.entity(uid)
-        where = self.reads.where(
-            content_type, ReadQuery(publication_state="preview", locale=locale)
-        )
         async with self.writes.writing(uid) as conn:
+            default = await self.reads.default_locale(conn, content_type, locale)
+            where = self.reads.where(
+                content_type, ReadQuery(publication_state="preview", locale=locale), default
+            )
             existing = (
                 await conn.execute(select(table.c.id).where(where).order_by(table.c.id))
             ).scalar()

@@ -55,7 +55,8 @@ class EntryWrites(ReadsParts):
         """Create an entry; answered with ``query``'s fields and populate. ``publish`` false
         leaves an entry without ``publishedAt`` a draft (GraphQL's ``createX``)."""
         content_type = self.content_type(uid)
-        write = self.parse(content_type, data, creating=True, publish=publish)
+        locales = await self.locales_for(content_type, creating=True)
+        write = self.parse(content_type, data, locales, creating=True, publish=publish)
         await hash_passwords(write, self.passwords)
         async with self.writing(uid) as conn:
             entry_id = await self.writer.insert_row(conn, content_type, write)
@@ -83,7 +84,7 @@ class EntryWrites(ReadsParts):
             if state is None:
                 raise NotFoundError()
             was_draft = state == "draft"
-        write = self.parse(content_type, data, creating=False, was_draft=was_draft)
+        write = self.parse(content_type, data, (), creating=False, was_draft=was_draft)
         await hash_passwords(write, self.passwords)
         query = query or ReadQuery()
         table = self.tables.entity(uid)
@@ -116,22 +117,33 @@ class EntryWrites(ReadsParts):
 
     # --------------------------------------------------------------- helpers
 
+    async def locales_for(
+        self, content_type: ContentType, *, creating: bool, conn: AsyncConnection | None = None
+    ) -> tuple[str, ...]:
+        """The locales an entry may be created in, the default first: the database's, read
+        (on ``conn`` if given) only for a create of a localized type — nothing else uses them."""
+        if not (content_type.localized and creating):
+            return ()
+        return (await self.locales.current(conn)).codes
+
     def parse(
         self,
         content_type: ContentType,
         data: Any,
+        locales: tuple[str, ...],
         *,
         creating: bool,
         was_draft: bool = False,
         publish: bool = True,
     ) -> EntryWrite:
-        """A body as the write plan of an entry of ``content_type`` (400 when it is not one)."""
+        """A body as the write plan of an entry of ``content_type`` (400 when it is not one);
+        ``locales`` from ``locales_for``."""
         return parse_entry_input(
             content_type,
             data,
             registry=self.registry,
             creating=creating,
-            locales=self.locales,
+            locales=locales,
             was_draft=was_draft,
             publish=publish,
         )

@@ -11,10 +11,12 @@ import json
 from importlib.resources import files
 from typing import Any
 
-__all__ = ["ISO_LOCALES", "ISO_LOCALE_CODES"]
+__all__ = ["ISO_LOCALES", "ISO_LOCALE_CODES", "ISO_LOCALE_NAMES"]
 
 #: ``[{"code": "af", "name": "Afrikaans (af)"}, …]``
 ISO_LOCALES: tuple[dict[str, Any], ...] = tuple(
     json.loads(files("contentapi.i18n").joinpath("iso-locales.json").read_text("utf-8"))
 )
 ISO_LOCALE_CODES: frozenset[str] = frozenset(entry["code"] for entry in ISO_LOCALES)
+#: code → the name Strapi's admin proposes for it (``French (fr)``)
+ISO_LOCALE_NAMES: dict[str, str] = {entry["code"]: entry["name"] for entry in ISO_LOCALES}

@@ -8,9 +8,9 @@ from starlette.responses import Response
 from contentapi.auth.deps import CallerResolver
 from contentapi.db.engine import Database
 from contentapi.http.responses import OrjsonResponse
-from contentapi.i18n.store import LOCALE_NAMES, read_locales
+from contentapi.i18n.store import read_locales
 
-__all__ = ["LOCALE_NAMES", "build_i18n_router"]
+__all__ = ["build_i18n_router"]
 
 
 def build_i18n_router(callers: CallerResolver, database: Database) -> APIRouter:

@@ -105,8 +105,9 @@ class Compiler:
         conditions: list[ColumnElement[bool]] = []
         if content_type.draft_and_publish and publication_state == "live":
             conditions.append(table.c.published_at.is_not(None))
-        if content_type.localized and locale != "all" and default_locale is not None:
-            conditions.append(table.c.locale == (default_locale if locale is None else locale))
+        wanted = default_locale if locale is None else locale
+        if content_type.localized and locale != "all" and wanted is not None:
+            conditions.append(table.c.locale == wanted)
         return and_(true(), *conditions)
 
     # ------------------------------------------------------------ filters

@@ -165,7 +165,7 @@ class AccountMail(EntryAccess):
             {"password": password},
             registry=self.registry,
             creating=False,
-            locales=self.settings.locale_codes,
+            locales=(),  # an update: the locale is chosen at creation only
         )
         columns = dict(write.columns)
         for column, plain in write.passwords.items():

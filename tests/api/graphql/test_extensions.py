@@ -313,7 +313,8 @@ async def test_fields_added_to_generated_types_resolve_inside_generated_reads(ex
     assert first["permalink"] == f"/a/1/{hello['slug']}"
     assert second["attributes"]["titleLength"] == len("Second post")
     reads = [s for s in recorded if s.lstrip().upper().startswith("SELECT")]
-    reads = [s for s in reads if "strapi_api_tokens" not in s]
+    # the caller and (SQLite: on each read of a localized type) the locales aside
+    reads = [s for s in reads if "strapi_api_tokens" not in s and "FROM i18n_locale" not in s]
     assert len(reads) == 2, reads  # the page and the authors: custom fields add none
 
 
@@ -445,7 +446,8 @@ async def test_custom_queries_can_answer_generated_types_through_the_compiled_re
         assert found["meta"]["pagination"]["total"] == 1, body
         assert found["data"][0]["attributes"]["author"]["data"]["attributes"]["name"] == author
         reads = [s for s in recorded if s.lstrip().upper().startswith("SELECT")]
-        reads = [s for s in reads if "strapi_api_tokens" not in s]
+        # the caller and (SQLite: on each read of a localized type) the locales aside
+        reads = [s for s in reads if "strapi_api_tokens" not in s and "FROM i18n_locale" not in s]
         assert len(reads) == 3, reads  # page, count, authors
     first = await gql(extended.client, "{ firstArticle { data { id attributes { slug } } } }")
     assert first["data"]["firstArticle"]["data"]["id"] == "1"

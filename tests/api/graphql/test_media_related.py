@@ -120,8 +120,13 @@ async def test_related_of_media_does_not_grow_with_rows(app, client, statements)
             )
         body = response.json()
         assert "errors" not in body, body
+        # the caller and (SQLite: on each read of a localized type) the locales aside
         content = [
-            s for s in recorded if not s.startswith("BEGIN") and "strapi_api_tokens" not in s
+            s
+            for s in recorded
+            if not s.startswith("BEGIN")
+            and "strapi_api_tokens" not in s
+            and "FROM i18n_locale" not in s
         ]
         return content, body
 

@@ -49,8 +49,9 @@ async def test_nested_list_statements_do_not_grow_with_rows(app, statements, bac
     assert len(small) == len(large)
     # page + count + the relations (author, categories, related) + the components level + the
     # quote's author (on PostgreSQL the relations are one statement and the components one;
-    # on SQLite one per relation, the join rows, then seo, quote and rich-text)
-    assert len(large) == (5 if backend == "postgres" else 10), large
+    # on SQLite one per relation, the join rows, then seo, quote and rich-text, and the locales:
+    # articles are localized and nothing tells a SQLite worker that the default locale changed)
+    assert len(large) == (5 if backend == "postgres" else 11), large
     articles = body["data"]["articles"]["data"]
     assert len(articles) == 100
     assert articles[99]["attributes"]["blocks"][0]["author"]["data"]["attributes"]["name"] == "A"
@@ -62,8 +63,13 @@ async def test_count_only_when_pagination_is_selected(app, statements):
     async with statements.recording() as recorded:
         response = await app.client.post("/graphql", json={"query": query}, headers=ADMIN)
     assert response.status_code == 200
-    content = [s for s in recorded if not s.startswith("BEGIN") and "strapi_api_tokens" not in s]
+    # the caller and (SQLite: on every read of a localized type) the locales aside
+    content = [s for s in recorded if not s.startswith("BEGIN") and not _caller_or_locales(s)]
     assert len(content) == 1 and "count" not in content[0].lower()
+
+
+def _caller_or_locales(statement: str) -> bool:
+    return "strapi_api_tokens" in statement or "FROM i18n_locale" in statement
 
 
 LIST_ARGUMENTS = """
@@ -118,9 +124,7 @@ async def test_component_and_media_arguments_do_not_grow_with_rows(app, statemen
             )
         body = response.json()
         assert "errors" not in body, body
-        content = [
-            s for s in recorded if not s.startswith("BEGIN") and "strapi_api_tokens" not in s
-        ]
+        content = [s for s in recorded if not s.startswith("BEGIN") and not _caller_or_locales(s)]
         return content, body
 
     small, _ = await run(5)

@@ -42,7 +42,11 @@ ANSWERS = json.loads((FIXTURE / "answers.json").read_text())
 #: The tables contentapi adds to a Strapi database (nothing else is created there).
 OWN_TABLES = {"alembic_version", "contentapi_rate_limits"}
 #: The trigger functions contentapi adds (``db/notify.py``: LISTEN/NOTIFY of changes).
-NOTIFY_FUNCTIONS = {"contentapi_auth_changed", "contentapi_content_changed"}
+NOTIFY_FUNCTIONS = {
+    "contentapi_auth_changed",
+    "contentapi_content_changed",
+    "contentapi_locales_changed",
+}
 
 # Strapi's generated JWT secret is 16 random bytes in base64 (24 characters): PyJWT finds it
 # short, but it is the secret Strapi's users' tokens are signed with.
@@ -292,7 +296,7 @@ async def test_start_up_changed_nothing_strapi_made(strapi_db: StrapiDatabase):
     }
     assert not changed_rows, f"start-up wrote to Strapi's tables: {sorted(changed_rows)}"
     # what may be added: contentapi's own tables with their indexes and keys, and the
-    # statement-level triggers (and their two functions) that tell other workers of changes
+    # statement-level triggers (and their three functions) that tell other workers of changes
     for kind in ("indexes", "constraints"):
         added = {key for key in set(getattr(after, kind)) - set(getattr(before, kind))}
         assert {table for table, _ in added} <= OWN_TABLES, added

@@ -20,11 +20,12 @@ async def test_locales_list(client, admin):
     assert set(locales[0]) == {"id", "name", "code", "createdAt", "updatedAt", "isDefault"}
 
 
-async def test_locales_are_the_tables_rows_and_the_configuration_only_seeds(
+async def test_locales_are_the_tables_rows_and_the_configuration_only_adds(
     databases, start_app, caplog
 ):
     """Strapi's ``i18n_locale`` rows (ids, names, timestamps) and its default-locale setting are
-    served as they are; ``CONTENTAPI_LOCALES`` fills the table only when it is empty."""
+    served as they are; ``CONTENTAPI_LOCALES`` adds the codes the table lacks at start-up, and
+    neither removes a locale nor moves the default."""
     url = await databases.new_url()
     first = await start_app(database_url=url, locales="en,fr")
     seeded = (await first.client.get("/api/i18n/locales", headers=ADMIN)).json()
@@ -67,20 +68,22 @@ async def test_locales_are_the_tables_rows_and_the_configuration_only_seeds(
         },
     ]
     assert (await first.client.get("/api/i18n/locales", headers=ADMIN)).json() == expected
-    # a later start with other settings leaves the rows as they are
+    # a later start with other settings adds what the table lacks; nothing else changes
     caplog.set_level("WARNING", logger="contentapi")
     second = await start_app(database_url=url, locales="en,es")
-    # the configuration that writes and locale reads follow disagrees with the table: said so
-    assert "the database's locales are de,fr (default first) but CONTENTAPI_LOCALES is en,es" in (
-        caplog.text
-    )
-    assert (await second.client.get("/api/i18n/locales", headers=ADMIN)).json() == expected
+    assert "locales" not in caplog.text  # nothing to warn about: the table is the truth
+    served = (await second.client.get("/api/i18n/locales", headers=ADMIN)).json()
+    assert [loc for loc in served if loc["code"] in ("fr", "de")] == expected
+    added = [
+        (loc["code"], loc["name"], loc["isDefault"])
+        for loc in served
+        if loc["code"] not in ("fr", "de")
+    ]
+    assert sorted(added) == [("en", "English (en)", False), ("es", "Spanish (es)", False)]
     query = '{ i18NLocales(sort: "id:desc") { data { id attributes { code name } } } }'
     answer = await second.client.post("/graphql", json={"query": query}, headers=ADMIN)
-    assert answer.json()["data"]["i18NLocales"]["data"] == [
-        {"id": "7", "attributes": {"code": "de", "name": "Deutsch"}},
-        {"id": "2", "attributes": {"code": "fr", "name": "French (fr)"}},
-    ]
+    codes = [item["attributes"]["code"] for item in answer.json()["data"]["i18NLocales"]["data"]]
+    assert sorted(codes) == ["de", "en", "es", "fr"]
 
 
 async def test_localization_is_created_linked_and_shares_non_localized_fields(client, admin):

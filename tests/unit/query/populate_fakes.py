@@ -82,7 +82,7 @@ def populator(dialect: str = "postgresql", kept: FakeKept | None = None) -> Popu
     registry, tables = schema()
     compiler = Compiler(registry, tables, dialect_named(dialect))
     answers: Any = kept or FakeKept()
-    return Populator(registry, tables, compiler, "en", answers)
+    return Populator(registry, tables, compiler, answers)
 
 
 def sql(statement: Any, dialect: str = "postgresql") -> str:

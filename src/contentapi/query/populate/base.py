@@ -36,7 +36,6 @@ class PopulatorBase:
     registry: Registry
     tables: ContentTables
     compiler: Compiler
-    default_locale: str
     #: runs the statements kept in ``_statements`` (through asyncpg where it can)
     kept: KeptStatements
     #: component uid → its columns read back from ``to_jsonb`` (``_from_json``)
