@@ -47,7 +47,7 @@ def through_author(inner: Filter | None = None, negated: bool = False) -> Throug
             Comparison("price", "string", "$containsi", "10", "decimal"),
         ),
         # JSON compares JSON.stringify'd values
-        ("filters[metadata][$in][0]=1", Comparison("metadata", "json", "$in", ["1"], False)),
+        ("filters[metadata][$in][0]=1", Comparison("metadata", "json", "$in", ["1"], None)),
         # system attributes of a localized type
         ("filters[locale]=fr", Comparison("locale", "string", "$eq", "fr", None)),
     ],
