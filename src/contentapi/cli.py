@@ -89,7 +89,7 @@ def serve(
         ),
     ] = None,
     reload: Annotated[
-        bool, typer.Option("--reload", help="Restart on code changes (one worker)")
+        bool, typer.Option("--reload", help="Watch the models and extension modules: check each change, then restart the worker")
     ] = False,
 ) -> None:
     """Run the server (uvicorn)."""
@@ -116,14 +116,9 @@ def serve(
     # Every worker builds its settings again: it must see the address it listens on.
     os.environ["CONTENTAPI_HOST"], os.environ["CONTENTAPI_PORT"] = host, str(port)
     if reload:
-        import uvicorn
+        from contentapi.cli_reload import serve_reloading
 
-        from contentapi.worker import APP_FACTORY
-
-        uvicorn.run(
-            APP_FACTORY, factory=True, host=host, port=port, reload=True, proxy_headers=False
-        )
-        return
+        raise typer.Exit(serve_reloading(settings, registry, host, port))
     command = serve_command(host, port, workers)
     sys.stdout.flush()
     sys.stderr.flush()
