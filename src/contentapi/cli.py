@@ -89,7 +89,12 @@ def serve(
         ),
     ] = None,
     reload: Annotated[
-        bool, typer.Option("--reload", help="Watch the models and extension modules: check each change, then restart the worker")
+        bool,
+        typer.Option(
+            "--reload",
+            help="Development: one worker, restarted when a model or extension module "
+            "changes and passes the check",
+        ),
     ] = False,
 ) -> None:
     """Run the server (uvicorn)."""
