@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import logging
 import sys
 import threading
 from collections.abc import Iterable
@@ -92,13 +93,13 @@ def describe_reload(before: Registry, after: Registry, report: SyncReport) -> st
     ):
         parts += [f"{kind} {uid} added" for uid in sorted(set(new) - set(old))]
         parts += [f"{kind} {uid} removed" for uid in sorted(set(old) - set(new))]
-    for items, singular, plural in (
-        (report.created_tables, "table", None),
-        (report.added_columns, "column", None),
-        (report.created_indexes, "index", "indexes"),
+    for items, singular, plural, done in (
+        (report.created_tables, "table", None, "created"),
+        (report.added_columns, "column", None, "added"),
+        (report.created_indexes, "index", "indexes", "added"),
     ):
         if items:
-            parts.append(f"{counted(len(items), singular, plural)} added")
+            parts.append(f"{counted(len(items), singular, plural)} {done}")
     return "reloaded: " + (", ".join(parts) or "no table changed")
 
 
@@ -170,6 +171,8 @@ def serve_reloading(settings: Settings, registry: Registry, host: str, port: int
         ):
             reloader.on_changes(path for _, path in changes)
 
+    # its "1 change detected" per burst says less than the line each burst prints here
+    logging.getLogger("watchfiles").setLevel(logging.WARNING)
     watcher = threading.Thread(target=watch_loop, name="reload-watcher", daemon=True)
     watcher.start()
     err.print(f"watching {', '.join(map(str, paths))} for changes", highlight=False)
