@@ -169,7 +169,11 @@ def serve_reloading(settings: Settings, registry: Registry, host: str, port: int
             debounce=DEBOUNCE_MS,
             stop_event=stop,
         ):
-            reloader.on_changes(path for _, path in changes)
+            try:
+                reloader.on_changes(path for _, path in changes)
+            except Exception:  # one failed reload must not end the watching
+                err.print_exception()
+                err.print("not reloaded: the server keeps the previous models", highlight=False)
 
     # its "1 change detected" per burst says less than the line each burst prints here
     logging.getLogger("watchfiles").setLevel(logging.WARNING)
