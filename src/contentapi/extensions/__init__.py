@@ -121,6 +121,11 @@ def _import(name: str) -> Any:
         return importlib.import_module(name)
     except ImportError as error:
         raise ExtensionError(f"CONTENTAPI_EXTENSIONS: cannot import {name!r}: {error}") from error
+    except SyntaxError as error:  # a module being edited: one line, not a traceback
+        where = f"{error.filename}:{error.lineno}"
+        raise ExtensionError(
+            f"CONTENTAPI_EXTENSIONS: cannot import {name!r}: {where}: {error.msg}"
+        ) from error
 
 
 def extension_modules(settings: Any) -> list[str]:
