@@ -15,6 +15,7 @@ import typer
 
 from contentapi import __version__
 from contentapi.cli_common import (
+    check_extensions,
     check_models,
     counted,
     database_reachable,
@@ -42,24 +43,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP, rich_ma
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(settings_app, name="settings")
 app.add_typer(locales_app, name="locales")
-
-
-def _check_extensions(settings: Settings) -> int:
-    """Load ``CONTENTAPI_EXTENSIONS`` and build the schema they change; 1 on a problem, which
-    is printed (a conflict fails here, not in every worker)."""
-    if not settings.extensions:
-        return 0
-    from contentapi.extensions import ExtensionError, load_extensions
-    from contentapi.graphql import graphql_schema
-    from contentapi.runtime import Runtime
-
-    runtime = Runtime.build(settings)
-    try:
-        graphql_schema(runtime, load_extensions(settings, runtime.registry, runtime))
-    except ExtensionError as error:
-        err.print(f"[red]extension error:[/red] {error}", highlight=False, soft_wrap=True)
-        return 1
-    return 0
 
 
 @app.command()
@@ -106,7 +89,12 @@ def serve(
         ),
     ] = None,
     reload: Annotated[
-        bool, typer.Option("--reload", help="Restart on code changes (one worker)")
+        bool,
+        typer.Option(
+            "--reload",
+            help="Development: one worker, restarted when a model or extension module "
+            "changes and passes the check",
+        ),
     ] = False,
 ) -> None:
     """Run the server (uvicorn)."""
@@ -115,7 +103,7 @@ def serve(
 
     settings = read_settings()
     registry = load_checked_models(settings, quiet=True)
-    if registry is None or _check_extensions(settings):
+    if registry is None or check_extensions(settings):
         raise typer.Exit(1)
     host, port = host or settings.host, port or settings.port
     if not 1 <= port <= 65535:
@@ -133,14 +121,9 @@ def serve(
     # Every worker builds its settings again: it must see the address it listens on.
     os.environ["CONTENTAPI_HOST"], os.environ["CONTENTAPI_PORT"] = host, str(port)
     if reload:
-        import uvicorn
+        from contentapi.cli_reload import serve_reloading
 
-        from contentapi.worker import APP_FACTORY
-
-        uvicorn.run(
-            APP_FACTORY, factory=True, host=host, port=port, reload=True, proxy_headers=False
-        )
-        return
+        raise typer.Exit(serve_reloading(settings, registry, host, port))
     command = serve_command(host, port, workers)
     sys.stdout.flush()
     sys.stderr.flush()

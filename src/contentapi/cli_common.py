@@ -21,6 +21,7 @@ from contentapi.settings_loader import ConfigError, load_settings
 
 __all__ = [
     "PlainHelpCommand",
+    "check_extensions",
     "check_models",
     "counted",
     "database_reachable",
@@ -121,6 +122,24 @@ def load_checked_models(settings: Settings, *, quiet: bool = False) -> Registry 
             f"in {settings.content_types_dir}{layout}: {verdict}"
         )
     return registry
+
+
+def check_extensions(settings: Settings) -> int:
+    """Load ``CONTENTAPI_EXTENSIONS`` and build the schema they change; 1 on a problem, which
+    is printed (a conflict fails here, not in every worker)."""
+    if not settings.extensions:
+        return 0
+    from contentapi.extensions import ExtensionError, load_extensions
+    from contentapi.graphql import graphql_schema
+    from contentapi.runtime import Runtime
+
+    runtime = Runtime.build(settings)
+    try:
+        graphql_schema(runtime, load_extensions(settings, runtime.registry, runtime))
+    except ExtensionError as error:
+        err.print(f"[red]extension error:[/red] {error}", highlight=False, soft_wrap=True)
+        return 1
+    return 0
 
 
 def check_models(settings: Settings) -> int:

@@ -12,6 +12,10 @@ here uses; this one imports only the standard library it needs (about 11 MB). Me
 A worker that dies within ``QUICK_DEATH`` seconds of its start did not come up (a database
 that refuses, a model error): after ``MAX_QUICK_DEATHS`` of those in a row the supervisor
 stops and exits 1 rather than restart it for ever.
+
+``request_restart()`` (safe from another thread: ``serve --reload``'s watcher calls it) makes
+the loop stop every worker gracefully and start new ones on the same socket: connections that
+arrive meanwhile wait in the socket's backlog instead of being refused.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 from contentapi.listening import AddressError, bind
@@ -51,11 +56,16 @@ class Supervisor:
         self.running: dict[subprocess.Popen[bytes], float] = {}  # process → start time
         self.stop_signal: int | None = None
         self.quick_deaths = 0
+        self._restart = threading.Event()
 
     def _start_worker(self) -> None:
         fd = self.sock.fileno()
         process = subprocess.Popen([*self.worker_command, str(fd)], pass_fds=(fd,))
         self.running[process] = time.monotonic()
+
+    def request_restart(self) -> None:
+        """Replace every worker at the loop's next turn (new code and models are read)."""
+        self._restart.set()
 
     def _on_signal(self, signum: int, _frame: object) -> None:
         self.stop_signal = signum
@@ -70,6 +80,12 @@ class Supervisor:
         status = 0
         while self.stop_signal is None:
             time.sleep(POLL)
+            if self._restart.is_set():
+                self._restart.clear()
+                self._stop_all()
+                self.running.clear()
+                for _ in range(self.workers):
+                    self._start_worker()
             if self._replace_dead_workers():
                 status = 1
                 break

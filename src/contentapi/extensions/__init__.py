@@ -27,6 +27,7 @@ __all__ = [
     "GraphQLCustomization",
     "NamedHandlers",
     "declare_custom_fields",
+    "extension_modules",
     "load_extensions",
 ]
 
@@ -120,9 +121,15 @@ def _import(name: str) -> Any:
         return importlib.import_module(name)
     except ImportError as error:
         raise ExtensionError(f"CONTENTAPI_EXTENSIONS: cannot import {name!r}: {error}") from error
+    except SyntaxError as error:  # a module being edited: one line, not a traceback
+        where = f"{error.filename}:{error.lineno}"
+        raise ExtensionError(
+            f"CONTENTAPI_EXTENSIONS: cannot import {name!r}: {where}: {error.msg}"
+        ) from error
 
 
-def _modules(settings: Any) -> list[str]:
+def extension_modules(settings: Any) -> list[str]:
+    """The module names ``CONTENTAPI_EXTENSIONS`` lists (``serve --reload`` watches their files)."""
     return [name.strip() for name in (settings.extensions or "").split(",") if name.strip()]
 
 
@@ -133,7 +140,7 @@ def declare_custom_fields(settings: Any, fields: Any) -> None:
     receives them), so the declaration is a function of its own (``contentapi/models.py``)."""
     from contentapi.schema.custom_fields import CustomFieldError
 
-    for name in _modules(settings):
+    for name in extension_modules(settings):
         declare = getattr(_import(name), "register_custom_fields", None)
         if declare is None:
             continue
@@ -162,7 +169,7 @@ def load_extensions(settings: Any, registry: Any, runtime: Any = None) -> App:
     """Import every module of ``CONTENTAPI_EXTENSIONS`` and call its ``register(app)``."""
     app = App(settings, registry)
     app.runtime = runtime
-    for name in _modules(settings):
+    for name in extension_modules(settings):
         module = _import(name)
         register = getattr(module, "register", None)
         if not callable(register):

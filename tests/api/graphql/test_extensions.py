@@ -258,6 +258,18 @@ def test_a_conflicting_module_stops_the_cli_before_serving(monkeypatch):
     assert result.exit_code == 1 and "cannot import" in result.output
 
 
+def test_a_module_that_does_not_compile_is_one_line_naming_file_and_line(monkeypatch, tmp_path):
+    (tmp_path / "halfsaved.py").write_text("def register(app):\n    app.policies(\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CONTENTAPI_EXTENSIONS", "halfsaved")
+    monkeypatch.setenv("CONTENTAPI_CONTENT_TYPES_DIR", str(MODELS))
+    result = CliRunner().invoke(cli, ["check"])
+    assert result.exit_code == 1
+    assert "cannot import 'halfsaved'" in result.output
+    assert "halfsaved.py:2: '(' was never closed" in result.output
+    assert not isinstance(result.exception, SyntaxError)
+
+
 # ---------------------------------------------------------------- behaviour
 
 
