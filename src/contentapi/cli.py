@@ -27,6 +27,7 @@ from contentapi.cli_common import (
 from contentapi.cli_locales import locales_app
 from contentapi.cli_settings import settings_app
 from contentapi.cli_tokens import tokens_app
+from contentapi.cli_types import types
 from contentapi.config import Settings
 
 __all__ = ["main"]
@@ -43,6 +44,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP, rich_ma
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(settings_app, name="settings")
 app.add_typer(locales_app, name="locales")
+app.command("types")(types)
 
 
 @app.command()

@@ -14,7 +14,13 @@ from contentapi.openapi.attributes import Schema
 from contentapi.query import operators as query_operators
 from contentapi.schema.model import ContentType, RelationAttribute, ScalarAttribute
 
-__all__ = ["PLUGIN_LIST_QUERY", "entry_parameters", "list_parameters", "readable_fields"]
+__all__ = [
+    "PLUGIN_LIST_QUERY",
+    "entry_parameters",
+    "list_parameters",
+    "populatable",
+    "readable_fields",
+]
 
 #: every filter operator, from the table the query parser uses
 OPERATORS = [*query_operators.OPERATORS, *sorted(query_operators.LOGICAL)]
@@ -37,7 +43,7 @@ def readable_fields(content_type: ContentType) -> list[str]:
     return names
 
 
-def _populatable(content_type: ContentType) -> list[str]:
+def populatable(content_type: ContentType) -> list[str]:
     names = [
         name
         for name, attribute in content_type.attributes.items()
@@ -143,7 +149,7 @@ def _fields(content_type: ContentType) -> Schema:
 
 
 def _populate(content_type: ContentType) -> Schema:
-    names = _populatable(content_type)
+    names = populatable(content_type)
     example = dict.fromkeys(names[:2], True)
     return {
         "name": "populate",
