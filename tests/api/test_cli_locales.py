@@ -140,7 +140,8 @@ async def test_default_moves_is_default_and_the_reads_without_locale(server):
     assert (await _locales(server))[1] == ("fr", "French (fr)", True)
 
 
-async def test_remove_refuses_the_default_and_unconfirmed_entries(server):
+async def _hello_in_english_and_french(server) -> tuple[int, int]:
+    """An article "Hello" and its French localization "Bonjour": their ids."""
     english = await _article(server, "Hello")
     french = await server.client.post(
         f"/api/articles/{english['id']}/localizations",
@@ -148,6 +149,11 @@ async def test_remove_refuses_the_default_and_unconfirmed_entries(server):
         headers=ADMIN,
     )
     assert french.status_code == 200, french.text
+    return english["id"], french.json()["id"]
+
+
+async def test_remove_refuses_the_default_and_unconfirmed_entries(server):
+    await _hello_in_english_and_french(server)
     before = await _locales(server)
     _refused(await server.cli("remove", "en", "--yes"), "cannot delete the default locale 'en'")
     _refused(
@@ -161,21 +167,15 @@ async def test_remove_refuses_the_default_and_unconfirmed_entries(server):
 
 
 async def test_remove_deletes_the_locale_and_the_entries_written_in_it(server):
-    english = await _article(server, "Hello")
-    french = await server.client.post(
-        f"/api/articles/{english['id']}/localizations",
-        json={"locale": "fr", "title": "Bonjour"},
-        headers=ADMIN,
-    )
-    assert french.status_code == 200, french.text
+    english_id, french_id = await _hello_in_english_and_french(server)
     result = await server.cli("remove", "fr", "--yes")
     assert result.exit_code == 0, result.output
     assert "removed locale 'fr' and 1 entry written in it" in result.stderr
     assert await _locales(server) == [("en", "English (en)", True)]
-    gone = await server.client.get(f"/api/articles/{french.json()['id']}", headers=ADMIN)
+    gone = await server.client.get(f"/api/articles/{french_id}", headers=ADMIN)
     assert gone.status_code == 404
     kept = await server.client.get(
-        f"/api/articles/{english['id']}?populate=localizations", headers=ADMIN
+        f"/api/articles/{english_id}?populate=localizations", headers=ADMIN
     )
     assert kept.json()["data"]["attributes"]["localizations"]["data"] == []
 
