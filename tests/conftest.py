@@ -19,15 +19,14 @@ import asyncpg
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import text
 
 from contentapi.app import create_app
-from contentapi.auth.permissions import ensure_default_roles
 from contentapi.auth.tokens import create_token
 from contentapi.config import Settings
 from contentapi.db.engine import StatementCounter
 from contentapi.runtime import Runtime
 from tests.support.pgproxy import RoundTripProxy
+from tests.support.reset import reset_tables
 from tests.support.s3emulator import S3Emulator
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -185,36 +184,8 @@ async def shared_app(databases: Databases, test_models: Path) -> AsyncIterator[A
 
 
 async def _empty_content_tables(runtime: Runtime) -> None:
-    tables = [t.name for t in runtime.tables.metadata.sorted_tables]
-    async with runtime.database.write() as conn:
-        if runtime.database.dialect.name == "sqlite":
-            # one statement finds the tables holding rows (a test writes to a few of them)
-            probe = " UNION ALL ".join(
-                f"SELECT '{name}' WHERE EXISTS (SELECT 1 FROM \"{name}\")" for name in tables
-            )
-            filled = {row[0] for row in await conn.execute(text(probe))}
-            for name in reversed(tables):
-                if name in filled:
-                    await conn.execute(text(f'DELETE FROM "{name}"'))
-            sequences = await conn.execute(
-                text("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'")
-            )
-            if sequences.first() is not None:
-                await conn.execute(text("DELETE FROM sqlite_sequence"))
-        else:
-            # One DO block: DELETE on small tables is far cheaper than TRUNCATE, which makes new
-            # files for every table, emptied or not (0.13 s → 0.05 s a test).
-            deletes = " ".join(f'DELETE FROM "{name}";' for name in reversed(tables))
-            names = ", ".join(f"'{name}'" for name in tables)
-            restart = (  # the sequences of these tables only, as RESTART IDENTITY did
-                "FOR seq IN SELECT s.oid::regclass::text FROM pg_class s "
-                "JOIN pg_depend d ON d.objid = s.oid AND d.deptype IN ('a', 'i') "
-                "JOIN pg_class t ON t.oid = d.refobjid "
-                f"WHERE s.relkind = 'S' AND t.relname IN ({names}) LOOP "
-                "EXECUTE 'ALTER SEQUENCE ' || seq || ' RESTART'; END LOOP;"
-            )
-            await conn.execute(text(f"DO $$ DECLARE seq text; BEGIN {deletes} {restart} END $$"))
-        await ensure_default_roles(conn, runtime.tables)  # as a fresh start-up leaves them
+    """A fresh start-up's state: content tables empty, the default roles in place."""
+    await reset_tables(runtime)
 
 
 @pytest.fixture
