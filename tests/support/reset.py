@@ -12,10 +12,18 @@ their permissions and the links between them) are compared with their rows right
 first reset; they are emptied and filled again only when a test changed them. The end state is
 the same as emptying everything: it is read from the database, not from what a test was seen
 doing, so writes through any connection are caught.
+
+On PostgreSQL the change listener may still be on its way through the notifications of the
+last test's writes (a hundred inserts send a hundred); heard during the next test, they would
+empty caches in the middle of it. So the reset ends with a marker notification on every
+channel it listens to and waits until the listener hands it over: whatever was sent before has
+been heard.
 """
 
 from __future__ import annotations
 
+import asyncio
+import uuid
 import weakref
 from dataclasses import dataclass, field
 
@@ -25,6 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.auth.permissions import ensure_default_roles
 from contentapi.db.engine import Database
+from contentapi.db.notify import AUTH_CHANNEL, CONTENT_CHANNEL, ChangeListener
 from contentapi.runtime import Runtime
 
 __all__ = ["reset_tables"]
@@ -80,6 +89,39 @@ async def reset_tables(runtime: Runtime) -> None:
         if baseline is None or not keep:
             await ensure_default_roles(conn, runtime.tables)  # as a fresh start-up leaves them
             plan.baseline = await _snapshot(conn, plan, postgres)
+    if runtime.change_listener is not None and runtime.change_listener.live:
+        await _heard_everything(runtime.database, runtime.change_listener)
+
+
+async def _heard_everything(database: Database, listener: ChangeListener) -> None:
+    """Wait until the listener has handed over every notification sent before (module note)."""
+    marker = f"~reset-{uuid.uuid4().hex}"
+    channels = (CONTENT_CHANNEL, AUTH_CHANNEL)
+    heard = {channel: asyncio.Event() for channel in channels}
+
+    def hear(channel: str):
+        def callback(payload: str) -> None:
+            if payload == marker:
+                heard[channel].set()
+
+        return callback
+
+    callbacks = {channel: hear(channel) for channel in channels}
+    for channel, callback in callbacks.items():
+        listener.subscribe(channel, callback)
+    try:
+        async with database.write() as conn:
+            for channel in channels:
+                await conn.execute(
+                    text("SELECT pg_notify(:channel, :marker)"),
+                    {"channel": channel, "marker": marker},
+                )
+        async with asyncio.timeout(10):
+            for event in heard.values():
+                await event.wait()
+    finally:
+        for channel, callback in callbacks.items():
+            listener.unsubscribe(channel, callback)
 
 
 async def _owned_sequences(conn: AsyncConnection, tables: list[str]) -> dict[str, str]:
