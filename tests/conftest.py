@@ -2,11 +2,11 @@
 
 ``backend`` is a session-scoped parameter, so pytest groups the tests of one backend together
 and starts one app per backend; ``client`` empties the content tables before each test.
-PostgreSQL is required, but need not be installed: ``pytest_configure`` picks the server once
-per run (``tests/support/pgsession.py``: ``CONTENTAPI_TEST_POSTGRES_URL``, else the default
-address, else a throwaway server of the run's own); a chosen server that cannot be reached
-fails the suite (README). ``CONTENTAPI_TEST_BACKENDS=sqlite`` leaves PostgreSQL out for a
-quick local run.
+PostgreSQL is required, but need not be installed: ``tests/support/pgplugin.py`` picks the
+server once per run (``CONTENTAPI_TEST_POSTGRES_URL``, else the default address, else a
+throwaway server of the run's own: ``tests/support/pgsession.py``); a chosen server that
+cannot be reached fails the suite (README). ``CONTENTAPI_TEST_BACKENDS=sqlite`` leaves
+PostgreSQL out for a quick local run.
 """
 
 from __future__ import annotations
@@ -38,44 +38,17 @@ MODELS = ROOT / "content-types"
 #: Test-only models beside the examples, so that every relation kind exists.
 EXTRA_MODELS = Path(__file__).resolve().parent / "models"
 ADMIN_TOKEN = "test-admin-token"
-BACKENDS = [
-    name.strip()
-    for name in os.environ.get("CONTENTAPI_TEST_BACKENDS", "sqlite,postgres").split(",")
-    if name.strip()
-]
-#: The admin URL the suite's PostgreSQL databases are created through. In an xdist worker it
-#: is the controller's choice, inherited through the environment; in the process that
-#: decides, ``pytest_configure`` sets it before any test module imports it.
-POSTGRES_ADMIN_URL = os.environ.get(pgsession.URL_VARIABLE, pgsession.DEFAULT_URL)
-_CHOSEN = pytest.StashKey[pgsession.SuitePostgres]()
+BACKENDS = pgsession.BACKENDS
+#: The admin URL the suite's PostgreSQL databases are created through: the run's choice
+#: (``tests/support/pgplugin.py``), read in ``pytest_configure`` below, before any test module
+#: imports it.
+POSTGRES_ADMIN_URL = pgsession.DEFAULT_URL
+pytest_plugins = ("tests.support.pgplugin",)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Pick the run's PostgreSQL once: in the controller under xdist (before it starts the
-    workers, which inherit the choice as ``CONTENTAPI_TEST_POSTGRES_URL``), else in the only
-    process."""
     global POSTGRES_ADMIN_URL
-    if "postgres" not in BACKENDS or hasattr(config, "workerinput") or config.option.help:
-        return
-    try:
-        chosen = pgsession.resolve(
-            os.environ.get(pgsession.URL_VARIABLE),
-            os.environ.get(pgsession.DEFAULT_URL_VARIABLE, pgsession.DEFAULT_URL),
-        )
-    except pgsession.SuitePostgresError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    config.add_cleanup(chosen.close)
-    config.stash[_CHOSEN] = chosen
-    os.environ[pgsession.URL_VARIABLE] = chosen.url
-    POSTGRES_ADMIN_URL = chosen.url
-
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    """Say which PostgreSQL the run uses, even under ``-q``."""
-    chosen = session.config.stash.get(_CHOSEN, None)
-    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if chosen is not None and reporter is not None:
-        reporter.write_line(chosen.describe())
+    POSTGRES_ADMIN_URL = os.environ.get(pgsession.URL_VARIABLE, pgsession.DEFAULT_URL)
 
 
 def _asyncpg_dsn(url: str) -> str:

@@ -46,11 +46,21 @@ def _run_as() -> pwd.struct_passwd | None:
     return None
 
 
-def _as_user(user: pwd.struct_passwd | None) -> dict[str, object]:
-    """``subprocess`` arguments that run a program as ``user`` (none: as ourselves)."""
-    if user is None:
-        return {}
-    return {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+def _run(
+    command: list[str], user: pwd.struct_passwd | None, cwd: Path | str, *, check: bool
+) -> subprocess.CompletedProcess[str]:
+    """Run a program as ``user`` (``None``: as ourselves), without root's extra groups."""
+    return subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=120,
+        cwd=cwd,
+        user=None if user is None else user.pw_uid,
+        group=None if user is None else user.pw_gid,
+        extra_groups=None if user is None else [],
+    )
 
 
 def available(prefer: pgbinaries.Source = "system") -> str | None:
@@ -66,13 +76,7 @@ def available(prefer: pgbinaries.Source = "system") -> str | None:
     user = _run_as()
     if user is None:
         return f"running as root and there is no {' or '.join(_RUN_AS)} OS user to run a cluster as"
-    probe = subprocess.run(
-        [str(folder / "postgres"), "--version"],
-        capture_output=True,
-        cwd="/",
-        timeout=30,
-        **_as_user(user),  # type: ignore[arg-type]
-    )
+    probe = _run([str(folder / "postgres"), "--version"], user, "/", check=False)
     if probe.returncode != 0:
         return (
             f"the OS user {user.pw_name} cannot run {folder / 'postgres'} "
@@ -118,15 +122,7 @@ class TempCluster:
         return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
 
     def _run(self, program: str, *arguments: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(self.bin_dir / program), *arguments],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=120,
-            cwd=self.root,
-            **_as_user(self._user),  # type: ignore[arg-type]
-        )
+        return _run([str(self.bin_dir / program), *arguments], self._user, self.root, check=True)
 
     def init(self) -> None:
         self._run(

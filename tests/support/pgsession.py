@@ -20,6 +20,7 @@ server; each worker still creates and drops databases of its own on it.
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import subprocess
 import time
@@ -33,6 +34,7 @@ from sqlalchemy.engine import make_url
 from tests.support import pgcluster
 
 __all__ = [
+    "BACKENDS",
     "DEFAULT_URL",
     "DEFAULT_URL_VARIABLE",
     "URL_VARIABLE",
@@ -41,6 +43,13 @@ __all__ = [
     "resolve",
 ]
 
+#: The databases the suite runs on; ``CONTENTAPI_TEST_BACKENDS=sqlite`` is a quick local run
+#: that needs no PostgreSQL at all, so nothing is chosen for it.
+BACKENDS = [
+    name.strip()
+    for name in os.environ.get("CONTENTAPI_TEST_BACKENDS", "sqlite,postgres").split(",")
+    if name.strip()
+]
 URL_VARIABLE = "CONTENTAPI_TEST_POSTGRES_URL"
 DEFAULT_URL_VARIABLE = "CONTENTAPI_TEST_POSTGRES_DEFAULT_URL"
 DEFAULT_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
@@ -106,9 +115,8 @@ def _listening(url: str) -> bool:
 
 
 async def _sign_in(url: str) -> None:
-    conn = await asyncpg.connect(make_url(url).set(drivername="postgresql").render_as_string(
-        hide_password=False
-    ), timeout=10)
+    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    conn = await asyncpg.connect(dsn, timeout=10)
     try:
         await conn.fetchval("SELECT 1")
     finally:
