@@ -269,7 +269,7 @@ async def postgres_relay(backend: str) -> AsyncIterator[RoundTripProxy]:
     and a test can stop it — the database going away."""
     if backend != "postgres":
         pytest.skip("a relay in front of PostgreSQL")
-    relay = RoundTripProxy()
+    relay = RoundTripProxy(POSTGRES_ADMIN_URL)
     await relay.start()
     yield relay
     await relay.stop()
