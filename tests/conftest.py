@@ -2,8 +2,11 @@
 
 ``backend`` is a session-scoped parameter, so pytest groups the tests of one backend together
 and starts one app per backend; ``client`` empties the content tables before each test.
-PostgreSQL is required: when it cannot be reached the suite fails (README), unless
-``CONTENTAPI_TEST_BACKENDS=sqlite`` is set explicitly for a quick local run.
+PostgreSQL is required, but need not be installed: ``tests/support/pgplugin.py`` picks the
+server once per run (``CONTENTAPI_TEST_POSTGRES_URL``, else the default address, else a
+throwaway server of the run's own: ``tests/support/pgsession.py``); a chosen server that
+cannot be reached fails the suite (README). ``CONTENTAPI_TEST_BACKENDS=sqlite`` leaves
+PostgreSQL out for a quick local run.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from contentapi.auth.tokens import create_token
 from contentapi.config import Settings
 from contentapi.db.engine import StatementCounter
 from contentapi.runtime import Runtime
+from tests.support import pgsession
 from tests.support.pgproxy import RoundTripProxy
 from tests.support.reset import reset_tables
 from tests.support.s3emulator import S3Emulator
@@ -34,14 +38,17 @@ MODELS = ROOT / "content-types"
 #: Test-only models beside the examples, so that every relation kind exists.
 EXTRA_MODELS = Path(__file__).resolve().parent / "models"
 ADMIN_TOKEN = "test-admin-token"
-POSTGRES_ADMIN_URL = os.environ.get(
-    "CONTENTAPI_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
-)
-BACKENDS = [
-    name.strip()
-    for name in os.environ.get("CONTENTAPI_TEST_BACKENDS", "sqlite,postgres").split(",")
-    if name.strip()
-]
+BACKENDS = pgsession.BACKENDS
+#: The admin URL the suite's PostgreSQL databases are created through: the run's choice
+#: (``tests/support/pgplugin.py``), read in ``pytest_configure`` below, before any test module
+#: imports it.
+POSTGRES_ADMIN_URL = pgsession.DEFAULT_URL
+pytest_plugins = ("tests.support.pgplugin",)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global POSTGRES_ADMIN_URL
+    POSTGRES_ADMIN_URL = os.environ.get(pgsession.URL_VARIABLE, pgsession.DEFAULT_URL)
 
 
 def _asyncpg_dsn(url: str) -> str:
@@ -262,7 +269,7 @@ async def postgres_relay(backend: str) -> AsyncIterator[RoundTripProxy]:
     and a test can stop it — the database going away."""
     if backend != "postgres":
         pytest.skip("a relay in front of PostgreSQL")
-    relay = RoundTripProxy()
+    relay = RoundTripProxy(POSTGRES_ADMIN_URL)
     await relay.start()
     yield relay
     await relay.stop()

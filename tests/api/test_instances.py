@@ -210,10 +210,10 @@ async def test_the_listener_connects_where_configured(backend, databases, start_
     in transaction mode, in production), every other statement to the database URL."""
     if backend != "postgres":
         pytest.skip("LISTEN/NOTIFY is PostgreSQL's")
-    proxy = RoundTripProxy()  # stands for the direct route, and counts what takes it
+    url = await databases.new_url()
+    proxy = RoundTripProxy(url)  # stands for the direct route, and counts what takes it
     await proxy.start()
     try:
-        url = await databases.new_url()
         base, _, name = url.rpartition("/")
         credentials = base.rsplit("@", 1)[0]
         listen = f"{credentials}@127.0.0.1:{proxy.port}/{name}?ssl=disable"

@@ -14,14 +14,20 @@ import contextlib
 import struct
 from collections.abc import AsyncIterator
 
+from sqlalchemy.engine import make_url
+
 __all__ = ["RoundTripProxy", "url_through"]
 
 _UNTYPED_REQUESTS = {80877103, 80877104}  # SSLRequest, GSSENCRequest
 
 
 class RoundTripProxy:
-    def __init__(self, upstream_host: str = "127.0.0.1", upstream_port: int = 5432) -> None:
-        self.upstream = (upstream_host, upstream_port)
+    """Relays to ``upstream_url``'s server: the run's PostgreSQL, wherever it listens
+    (``tests/support/pgsession.py``), not a fixed address."""
+
+    def __init__(self, upstream_url: str) -> None:
+        upstream = make_url(upstream_url)
+        self.upstream = (upstream.host or "localhost", upstream.port or 5432)
         self.round_trips = 0
         self.port = 0
         self._server: asyncio.AbstractServer | None = None
