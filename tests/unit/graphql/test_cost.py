@@ -91,7 +91,10 @@ def test_fragments_are_expanded(schema):
 
 
 def test_skip_and_include_are_applied(schema):
-    query = "query($on: Boolean!) { articles { data { id a: attributes @include(if: $on) { title } } } }"
+    query = (
+        "query($on: Boolean!) { articles { data { id "
+        "a: attributes @include(if: $on) { title } } } }"
+    )
     assert cost_of(schema, query, {"on": False}).values == 12
     assert cost_of(schema, query, {"on": True}).values == 12 + 10 * 2
 
