@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -73,6 +73,8 @@ class Admitted:
 class _Prepared:
     document: DocumentNode | None
     errors: tuple[dict[str, Any], ...] = ()
+    #: cost per operation name, when sent without variables (then it follows from the text)
+    costs: dict[str | None, Cost | None] = field(default_factory=dict)
 
 
 def _failure(errors: list[dict[str, Any]], status: int = 400) -> Outcome:
@@ -156,10 +158,21 @@ class Engine:
         reports = asks_for_cost(payload)
         cost = None
         if self.budget.limit or reports:
-            cost = operation_cost(
-                self.schema, prepared.document, operation_name, variables, self.budget.amount_limit
-            )
+            cost = self._cost(prepared, operation_name, variables)
         return Admitted(prepared.document, variables, operation_name, cost, reports)
+
+    def _cost(self, prepared: _Prepared, operation_name: str | None, variables: Any) -> Cost | None:
+        """The operation's cost; kept with its document when no variables are sent (0.2 ms
+        for the benchmark's query, 2 % of its answer)."""
+        if not variables and operation_name in prepared.costs:
+            return prepared.costs[operation_name]
+        assert prepared.document is not None
+        cost = operation_cost(
+            self.schema, prepared.document, operation_name, variables, self.budget.amount_limit
+        )
+        if not variables:
+            prepared.costs[operation_name] = cost
+        return cost
 
     async def run(
         self, payload: Any, context: GraphQLContext, *, read_only: bool = False
