@@ -1,6 +1,8 @@
 """One GraphQL operation: cached parse + validation, execution, Strapi-shaped errors.
 
-Documents are parsed and validated once per query text (kept in a ``caching.BoundedCache``).
+Documents are parsed and validated once per query text (kept in a ``caching.BoundedCache``);
+each operation is then costed (``cost.py``) and refused over the budget (``budget.py``) before
+anything runs — a batch as a whole, so that none of it runs when together they are over.
 Execution is graphql-core's, with one change (``executor.ShapedExecutionContext``): a resolver
 may return a ``Precompleted`` value — Shadow CRUD roots do, having shaped their whole subtree
 in one pass — which is taken as is instead of being walked field by field. Everything else
