@@ -102,12 +102,20 @@ class Settings(BaseSettings):
     rest_default_limit: int = 25
     rest_max_limit: int = 100
     rest_with_count: bool = True
+    #: the most entries and components a REST answer may hold: the page times what each
+    #: entry populates, down the tree (query/parse/cost.py); 0: no limit
+    rest_cost_limit: Annotated[int, Field(ge=0)] = 100_000
     graphql_enabled: bool = True
     graphql_endpoint: str = "/graphql"
     graphql_shadow_crud: bool = True
     graphql_playground_always: bool = False
     graphql_depth_limit: int = 10
     graphql_amount_limit: int = 100
+    #: the most an operation (or a batch) may cost: each field once per item of the lists it
+    #: is in, each field that reads the database 1,000 more (graphql/cost.py); 0: no limit
+    graphql_cost_limit: Annotated[int, Field(ge=0)] = 100_000
+    #: operations in one batched POST (a JSON array); more is 400
+    graphql_batch_limit: Annotated[int, Field(ge=1)] = 10
     extensions: str | None = None
     #: custom fields beyond the known public plugins': ``<uid>=<type>`` pairs, comma-separated
     #: (``plugin::rating.stars=integer,global::slug=string``; schema/custom_fields.py)

@@ -114,6 +114,7 @@ class Runtime:
             max_limit=settings.rest_max_limit,
             with_count=settings.rest_with_count,
             locales=settings.locale_codes,
+            cost_limit=settings.rest_cost_limit,
         )
         return cls(
             settings,

@@ -88,6 +88,7 @@ def build_graphql(
     callers: CallerResolver,
     services: GraphQLServices,
 ) -> APIRouter:
+    from contentapi.graphql.budget import Budget
     from contentapi.graphql.execute import Engine
     from contentapi.graphql.http import build_graphql_router
     from contentapi.graphql.plan import Planner
@@ -96,6 +97,11 @@ def build_graphql(
         customized.schema,
         depth_limit=settings.graphql_depth_limit,
         introspection=settings.env != "production",
+        budget=Budget(
+            limit=settings.graphql_cost_limit,
+            batch_limit=settings.graphql_batch_limit,
+            amount_limit=settings.graphql_amount_limit,
+        ),
         plugins=customized.plugins,
     )
     planner = Planner(services.registry, settings.graphql_amount_limit)

@@ -8,8 +8,9 @@ graphql-core 3.3 does change all of them (``ExecutionContext`` becomes ``Executo
 ``collect_sub_fields`` returns grouped field details for ``@defer``); docs/graphql.md says why
 contentapi stays on 3.2.
 
-- ``collect_sub_fields`` (plan.py: a selection set's fields, fragments and ``@skip``/``@include``
-  applied), ``get_argument_values`` (plan.py, deferred.py: a field's coerced arguments);
+- ``collect_sub_fields`` (plan.py, cost.py: a selection set's fields, fragments and
+  ``@skip``/``@include`` applied), ``collect_fields`` (cost.py: the same for an operation's
+  root), ``get_argument_values`` (plan.py, deferred.py, cost.py: a field's coerced arguments);
 - ``ExecutionContext.handle_field_error`` (deferred.py: an extension resolver's error located on
   its field);
 - ``ShapedExecutionContext``: passes ``Precompleted`` values through ``complete_value``, hands
@@ -35,7 +36,7 @@ from graphql import (
     specified_rules,
 )
 from graphql.execution import ExecutionContext
-from graphql.execution.collect_fields import collect_sub_fields
+from graphql.execution.collect_fields import collect_fields, collect_sub_fields
 from graphql.execution.values import get_argument_values
 
 from contentapi.graphql.messages import requote
@@ -46,6 +47,7 @@ __all__ = [
     "ExecutionContext",
     "Precompleted",
     "ShapedExecutionContext",
+    "collect_fields",
     "collect_sub_fields",
     "get_argument_values",
     "worded_rule",

@@ -3,7 +3,9 @@
 
 The caller is resolved first, exactly as for REST: a bad or expired token is a 401 with the REST
 error body. Resolver errors are HTTP 200 with ``extensions.code``; a request that never reached
-execution (parse, validation, variables) is 400, as Apollo Server 3 answers Strapi's clients.
+execution (parse, validation, variables) is 400, as Apollo Server 3 answers Strapi's clients;
+so is a batch of more operations than ``CONTENTAPI_GRAPHQL_BATCH_LIMIT``, or an operation or
+batch over the cost budget (``budget.py``), before any of it runs.
 """
 
 from __future__ import annotations
@@ -148,9 +150,7 @@ def build_graphql_router(
         if isinstance(payload, list):
             if not payload:
                 return _transport_error("No operations found in request.")
-            return respond(
-                [await engine.run(item, context(), read_only=read_only) for item in payload]
-            )
+            return respond(await engine.run_batch(payload, context, read_only=read_only))
         return respond(await engine.run(payload, context(), read_only=read_only))
 
     @router.api_route(settings.graphql_endpoint, methods=["GET", "POST"])

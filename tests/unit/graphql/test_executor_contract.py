@@ -41,6 +41,22 @@ def test_collect_sub_fields():
     assert len(fields["x"]) == 2
 
 
+def test_collect_fields():
+    assert _parameters(executor.collect_fields)[:5] == [
+        "schema",
+        "fragments",
+        "variable_values",
+        "runtime_type",
+        "selection_set",
+    ]
+    schema = build_schema("type Query { x: Int y: Int }")
+    document = parse("{ x ...F y @include(if: false) } fragment F on Query { z: y }")
+    fragments = {"F": document.definitions[1]}
+    selection_set = document.definitions[0].selection_set
+    fields = executor.collect_fields(schema, fragments, {}, schema.query_type, selection_set)
+    assert list(fields) == ["x", "z"]
+
+
 def test_get_argument_values():
     assert _parameters(executor.get_argument_values)[:3] == [
         "type_def",

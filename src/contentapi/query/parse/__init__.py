@@ -5,7 +5,8 @@ private or password attributes in ``filters``/``sort``/``fields``, unknown opera
 in ``fields``, filters on media or dynamic zones, mixed pagination styles, non-integer
 pagination values, an invalid ``publicationState``. Out of range pagination values are clamped
 as Strapi does (docs/differences-from-strapi.md, "kept"). A ``populate`` key that names no
-populatable attribute is ignored, as Strapi ignores it.
+populatable attribute is ignored, as Strapi ignores it. A query whose answer could hold more
+entries than ``cost_limit`` is refused here too (``query/parse/cost.py``), before any statement.
 
 ``QueryParser`` is the facade: it reads the small parameters itself and hands each other one
 to its module (``filters``, ``sort``, ``fields``, ``populate``; pagination is
@@ -23,6 +24,7 @@ from contentapi.errors import ValidationError
 from contentapi.query.ast import And, Filter, Pagination, Populate, ReadQuery, SortKey
 from contentapi.query.coerce import InvalidFilterValue
 from contentapi.query.pagination import rest_pagination
+from contentapi.query.parse.cost import check_cost
 from contentapi.query.parse.fields import parse_fields
 from contentapi.query.parse.filters import FilterParser
 from contentapi.query.parse.populate import PopulateParser
@@ -43,6 +45,8 @@ class QueryLimits:
     max_limit: int = 100
     with_count: bool = True
     locales: tuple[str, ...] = ("en",)
+    #: the most entries and components an answer may hold (``query/parse/cost.py``); 0: no limit
+    cost_limit: int = 0
 
 
 class QueryParser:
@@ -98,7 +102,7 @@ class QueryParser:
         publication_state = self.publication_state(params.get("publicationState"))
         sort = self.sort(content_type, params["sort"]) if "sort" in params else ()
         fields = self.fields(content_type, params["fields"]) if "fields" in params else None
-        return ReadQuery(
+        query = ReadQuery(
             pagination=pagination,
             publication_state=publication_state,
             locale=locale,
@@ -107,6 +111,8 @@ class QueryParser:
             fields=fields,
             populate=self._populate_param(content_type, params, bad_value),
         )
+        check_cost(self.registry, content_type, query, self.limits.cost_limit, list_route=True)
+        return query
 
     def entry_query(self, content_type: ContentType, params: Mapping[str, Any]) -> ReadQuery:
         """Single-entry routes (``GET/PUT/DELETE /api/P/:id``, ``POST``, single types): only
@@ -132,12 +138,14 @@ class QueryParser:
         publication_state = self.publication_state(params.get("publicationState"))
         locale = self.locale(content_type, params.get("locale"))
         fields = self.fields(content_type, params["fields"]) if "fields" in params else None
-        return ReadQuery(
+        query = ReadQuery(
             publication_state=publication_state,
             locale=locale,
             fields=fields,
             populate=self._populate_param(content_type, params, bad_value),
         )
+        check_cost(self.registry, content_type, query, self.limits.cost_limit, list_route=False)
+        return query
 
     def _populate_param(
         self,
