@@ -116,6 +116,9 @@ class Settings(BaseSettings):
     graphql_cost_limit: Annotated[int, Field(ge=0)] = 100_000
     #: operations in one batched POST (a JSON array); more is 400
     graphql_batch_limit: Annotated[int, Field(ge=1)] = 10
+    #: tokens one document may hold (graphql-core's ``max_tokens``); more is a parse error
+    #: before any validation; 0: no limit
+    graphql_token_limit: Annotated[int, Field(ge=0)] = 10_000
     extensions: str | None = None
     #: custom fields beyond the known public plugins': ``<uid>=<type>`` pairs, comma-separated
     #: (``plugin::rating.stars=integer,global::slug=string``; schema/custom_fields.py)

@@ -102,6 +102,7 @@ def build_graphql(
             batch_limit=settings.graphql_batch_limit,
             amount_limit=settings.graphql_amount_limit,
         ),
+        token_limit=settings.graphql_token_limit,
         plugins=customized.plugins,
     )
     planner = Planner(services.registry, settings.graphql_amount_limit)

@@ -62,7 +62,8 @@ class Outcome:
 @dataclass(frozen=True, slots=True)
 class Admitted:
     """An operation ready to run: its validated document, variables, operation and cost
-    (``None`` when no budget asks for it, or when it cannot run: execution says why)."""
+    (``None`` when no budget asks for it, or when it cannot run: execution says why) — or one
+    only parsed, whose cost already refuses it (``Engine._costly_unvalidated``)."""
 
     document: DocumentNode
     variables: Any
@@ -93,11 +94,14 @@ class Engine:
         depth_limit: int,
         introspection: bool,
         budget: Budget,
+        token_limit: int = 0,
         cache_size: int = GRAPHQL_DOCUMENTS,
         plugins: Sequence[Plugin] = (),
     ) -> None:
         self.schema = schema
         self.budget = budget
+        #: the most tokens a document may hold (0: no limit; ``CONTENTAPI_GRAPHQL_TOKEN_LIMIT``)
+        self.token_limit = token_limit
         self.rules = [*WORDED_SPECIFIED_RULES, depth_limit_rule(depth_limit)]
         if not introspection:
             self.rules.append(introspection_disabled_rule())
@@ -108,12 +112,11 @@ class Engine:
         #: parsed and validated documents by their text
         self._documents: BoundedCache[str, _Prepared] = BoundedCache(cache_size)
 
-    def prepare(self, query: str) -> _Prepared:
-        found = self._documents.get(query)
-        if found is not None:
-            return found
+    def _parse(self, query: str) -> DocumentNode | _Prepared:
+        """The document, or the prepared refusal of a text that does not parse (at most
+        ``token_limit`` tokens: parsing and validating grow with them, before any budget)."""
         try:
-            document = parse(query)
+            document = parse(query, max_tokens=self.token_limit or None)
             refused = control_character_15(query)
             if refused is not None:
                 raise refused
@@ -121,16 +124,40 @@ class Engine:
             control = control_character_15(query)
             if control is not None and _position(control) < _position(error, len(query)):
                 error = control  # graphql-js 15 stops at the control character first
-            prepared = _Prepared(
-                None, (format_request_error(_syntax(error), "GRAPHQL_PARSE_FAILED"),)
+            return _Prepared(None, (format_request_error(_syntax(error), "GRAPHQL_PARSE_FAILED"),))
+        return document
+
+    def _validated(self, parsed: DocumentNode | _Prepared) -> _Prepared:
+        if isinstance(parsed, _Prepared):
+            return parsed
+        problems = validate(self.schema, parsed, self.rules)
+        return _Prepared(
+            None if problems else parsed,
+            tuple(format_request_error(p, "GRAPHQL_VALIDATION_FAILED") for p in problems),
+        )
+
+    def _costly_unvalidated(
+        self, parsed: DocumentNode, operation_name: str | None, variables: Any, reports: bool
+    ) -> Admitted | None:
+        """A new text's operation over the budget, refused before validation.
+
+        Validating grows with the document (a second for 500 aliases of a list with relations):
+        what is over the budget is answered without it. The cost is read from the parsed
+        document as from a validated one; when it cannot be read (an unknown field, a wrong
+        variable) validation says why, and a valid document within the budget is validated and
+        kept as before. An over-budget answer only refuses: nothing of it runs.
+        """
+        if not self.budget.limit:
+            return None
+        try:
+            cost = operation_cost(
+                self.schema, parsed, operation_name, variables, self.budget.amount_limit
             )
-        else:
-            problems = validate(self.schema, document, self.rules)
-            prepared = _Prepared(
-                None if problems else document,
-                tuple(format_request_error(p, "GRAPHQL_VALIDATION_FAILED") for p in problems),
-            )
-        return self._documents.put(query, prepared)
+        except Exception:  # an invalid document: validation will name what is wrong
+            return None
+        if cost is None or self.budget.refusal(cost) is None:
+            return None
+        return Admitted(parsed, variables, operation_name, cost, reports)
 
     def admit(self, payload: Any, *, read_only: bool = False) -> Admitted | Outcome:
         """One ``{query, variables, operationName, extensions}`` object made ready to run —
@@ -149,7 +176,15 @@ class Engine:
         if operation_name is not None and not isinstance(operation_name, str):
             # graphql-js compares it with each operation's name: "Unknown operation named "5"."
             operation_name = js_string_of(operation_name)
-        prepared = self.prepare(query)
+        reports = asks_for_cost(payload)
+        prepared = self._documents.get(query)
+        if prepared is None:  # parsed and validated once per text, then kept
+            parsed = self._parse(query)
+            if not isinstance(parsed, _Prepared):
+                costly = self._costly_unvalidated(parsed, operation_name, variables, reports)
+                if costly is not None:
+                    return costly
+            prepared = self._documents.put(query, self._validated(parsed))
         if prepared.document is None:
             return _failure(list(prepared.errors))
         if read_only and _is_mutation(prepared.document, operation_name):
@@ -157,7 +192,6 @@ class Engine:
             return _failure(
                 [{"message": message, "extensions": {"code": "INTERNAL_SERVER_ERROR"}}], 405
             )
-        reports = asks_for_cost(payload)
         cost = None
         if self.budget.limit or reports:
             cost = self._cost(prepared, operation_name, variables)

@@ -1,6 +1,7 @@
-"""The cost budget (``CONTENTAPI_GRAPHQL_COST_LIMIT``) and the batch limit
-(``CONTENTAPI_GRAPHQL_BATCH_LIMIT``): a request over either is a 400 before any statement
-runs; the cost is reported when asked."""
+"""The cost budget (``CONTENTAPI_GRAPHQL_COST_LIMIT``), the batch limit
+(``CONTENTAPI_GRAPHQL_BATCH_LIMIT``) and the token limit (``CONTENTAPI_GRAPHQL_TOKEN_LIMIT``):
+a request over any is a 400 before any statement runs — and over the budget or the tokens,
+before validation; the cost is reported when asked."""
 
 from __future__ import annotations
 
@@ -14,10 +15,17 @@ ARTICLE = (
     "data { id attributes { title author { data { id attributes { name } } } "
     "categories { data { id attributes { name } } } } }"
 )
-#: 500 aliases of a 100-article page with its author and categories (issue 29's request)
-ALIASES = (
+#: 500 aliases of a 100-article page with its author and categories (issue 29's request):
+#: 26,000 tokens, over the token limit
+ISSUE_REQUEST = (
     "{"
     + " ".join(f"a{n}: articles(pagination: {{limit: 100}}) {{ {ARTICLE} }}" for n in range(500))
+    + "}"
+)
+#: the same with 150 aliases: 7,800 tokens, within the token limit, over the budget
+ALIASES = (
+    "{"
+    + " ".join(f"a{n}: articles(pagination: {{limit: 100}}) {{ {ARTICLE} }}" for n in range(150))
     + "}"
 )
 
@@ -32,7 +40,7 @@ COSTLY = {
     },
     "limits as variables": {
         "query": "query($n: Int) {"
-        + " ".join(f"a{n}: articles(pagination: {{limit: $n}}) {{ {ARTICLE} }}" for n in range(500))
+        + " ".join(f"a{n}: articles(pagination: {{limit: $n}}) {{ {ARTICLE} }}" for n in range(150))
         + "}",
         "variables": {"n": 100},
     },
@@ -79,8 +87,48 @@ async def test_the_issue_request_costs_what_its_lists_hold(blog, client, stateme
     # per article: id, attributes, title, author (data, id, attributes, name), categories
     # (data, 10 x (id, attributes, name)); per alias: articles and data
     per_article = 3 + 5 + 2 + 10 * 3
-    assert details["values"] == 500 * (2 + 100 * per_article)
-    assert details["reads"] == 500 * 3
+    assert details["values"] == 150 * (2 + 100 * per_article)
+    assert details["reads"] == 150 * 3
+
+
+async def test_a_costly_operation_is_refused_before_validation(blog, client, monkeypatch):
+    """Validation grows with the document (a second for issue 29's request): the budget is
+    read from the parsed document first; a document within it is validated once, then kept."""
+    import contentapi.graphql.execute as execute
+
+    validated: list[object] = []
+    real = execute.validate
+    monkeypatch.setattr(execute, "validate", lambda *a, **k: validated.append(a) or real(*a, **k))
+    refused = await client.post("/graphql", json={"query": ALIASES}, headers=ADMIN)
+    assert refused.status_code == 400
+    assert refused.json()["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
+    assert validated == []
+    for _ in range(2):
+        await gql(client, "{ articles { data { id } } }")
+    assert len(validated) == 1
+    invalid = await client.post("/graphql", json={"query": "{ nope }"}, headers=ADMIN)
+    assert invalid.json()["errors"][0]["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
+
+
+async def test_a_document_over_the_token_limit_is_refused_while_parsing(blog, client, statements):
+    for query in (ISSUE_REQUEST, "{" + " ".join(f"t{n}: __typename" for n in range(5000)) + "}"):
+        response, ran = await _statements_of(client, statements, {"query": query})
+        assert response.status_code == 400
+        assert ran == []
+        [error] = response.json()["errors"]
+        assert error["message"] == (
+            "Syntax Error: Document contains more than 10000 tokens. Parsing aborted."
+        )
+        assert error["extensions"]["code"] == "GRAPHQL_PARSE_FAILED"
+
+
+async def test_the_token_limit_is_configurable(start_app):
+    handle = await start_app(graphql_token_limit=0)
+    over = "{" + " ".join(f"t{n}: __typename" for n in range(3334)) + "}"  # 10,004 tokens
+    assert len((await gql(handle.client, over))["data"]) == 3334
+    small = await start_app(graphql_token_limit=10)
+    refused = await gql(small.client, "{ a: __typename b: __typename c: __typename }", status=400)
+    assert "more than 10 tokens" in refused["errors"][0]["message"]
 
 
 async def test_queries_within_the_budget_run(blog, client):
