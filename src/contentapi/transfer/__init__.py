@@ -1,0 +1,1 @@
+"""Strapi's data-transfer archives (``strapi export`` / ``strapi import``): read, write, load, dump."""
