@@ -11,7 +11,7 @@ import pytest
 
 from bench.reference.transfer_content import READS, clean
 from contentapi.transfer.archive import ArchiveError
-from contentapi.transfer.service import import_file
+from contentapi.transfer.service import export_file, import_file
 from tests.conftest import AppHandle
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transfer"
@@ -49,4 +49,16 @@ async def test_the_archive_files_bytes_are_served(fresh, admin):
     await import_file(fresh.runtime, PLAIN)
     response = await fresh.client.get("/uploads/dot_7c75e68a3f.png")
     assert response.status_code == 200
+    assert response.content.startswith(b"\x89PNG")
+
+
+async def test_round_trip_through_an_export(fresh, start_app, admin, tmp_path):
+    """contentapi → archive → another contentapi: every read the same (and the file's bytes)."""
+    await import_file(fresh.runtime, PLAIN)
+    archive = tmp_path / "content.tar.gz"
+    await export_file(fresh.runtime, archive)
+    other = await start_app()
+    await import_file(other.runtime, archive)
+    assert await snapshot(other, admin) == STRAPI_SNAPSHOT
+    response = await other.client.get("/uploads/dot_7c75e68a3f.png")
     assert response.content.startswith(b"\x89PNG")
