@@ -51,9 +51,7 @@ def seed(base: str, token: str) -> None:
             },
         )
         parent = post("/api/categories", {"name": "Science", "slug": "science"})
-        child = post(
-            "/api/categories", {"name": "Maths", "slug": "maths", "parent": parent["id"]}
-        )
+        child = post("/api/categories", {"name": "Maths", "slug": "maths", "parent": parent["id"]})
         first = post(
             "/api/articles",
             {"title": "First one", "slug": "first-one", "kind": "news", "publishedAt": None},
@@ -89,7 +87,12 @@ def seed(base: str, token: str) -> None:
                 "links": [{"label": "Home", "url": "/", "newTab": False}],
                 "blocks": [
                     {"__component": "blocks.rich-text", "body": "Intro"},
-                    {"__component": "blocks.quote", "title": "Q", "body": "B", "author": author["id"]},
+                    {
+                        "__component": "blocks.quote",
+                        "title": "Q",
+                        "body": "B",
+                        "author": author["id"],
+                    },
                     {"__component": "blocks.media", "file": file_id},
                 ],
             },
@@ -97,8 +100,12 @@ def seed(base: str, token: str) -> None:
         post("/api/categories", {"name": "Top", "slug": "top", "featured": article["id"]})
         response = http.post(
             f"/api/articles/{article['id']}/localizations",
-            json={"locale": "fr", "title": "Bonjour monde", "slug": "bonjour-monde",
-                  "seo": {"metaTitle": "Bonjour"}},
+            json={
+                "locale": "fr",
+                "title": "Bonjour monde",
+                "slug": "bonjour-monde",
+                "seo": {"metaTitle": "Bonjour"},
+            },
         )
         response.raise_for_status()
         response = http.put(

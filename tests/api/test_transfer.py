@@ -3,16 +3,23 @@ read back through REST the same as the Strapi that made them — on SQLite and P
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
+import os
+import tarfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-
 from bench.reference.transfer_content import READS, clean
-from contentapi.transfer.archive import ArchiveError
+from click.testing import Result
+from typer.testing import CliRunner
+
+from contentapi.cli import app as cli_app
+from contentapi.transfer.archive import read_archive, write_archive
 from contentapi.transfer.service import export_file, import_file
-from tests.conftest import AppHandle
+from tests.conftest import MODELS, AppHandle, Databases
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transfer"
 PLAIN = FIXTURES / "strapi-plain.tar.gz"
@@ -62,3 +69,108 @@ async def test_round_trip_through_an_export(fresh, start_app, admin, tmp_path):
     assert await snapshot(other, admin) == STRAPI_SNAPSHOT
     response = await other.client.get("/uploads/dot_7c75e68a3f.png")
     assert response.content.startswith(b"\x89PNG")
+
+
+@pytest.fixture
+async def server(databases: Databases, start_app, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A server on a fresh database holding one article, and ``server.cli(...)`` running
+    ``contentapi ...`` on the same database and uploads folder (in a thread: own event loop)."""
+    url = await databases.new_url()
+    uploads = tmp_path / "uploads"
+    handle = await start_app(database_url=url, uploads_dir=uploads)
+    for name in list(os.environ):
+        if name.upper().startswith("CONTENTAPI_"):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CONTENTAPI_DATABASE_URL", url)
+    monkeypatch.setenv("CONTENTAPI_CONTENT_TYPES_DIR", str(MODELS))
+    monkeypatch.setenv("CONTENTAPI_API_TOKEN_SALT", "test-salt")
+    monkeypatch.setenv("CONTENTAPI_UPLOADS_DIR", str(uploads))
+
+    async def cli(*args: str) -> Result:
+        return await asyncio.to_thread(CliRunner().invoke, cli_app, list(args))
+
+    handle.cli = cli  # type: ignore[attr-defined]
+    return handle
+
+
+async def _titles(handle: AppHandle, admin: dict[str, str]) -> list[str]:
+    response = await handle.client.get(
+        "/api/articles",
+        params={"locale": "all", "publicationState": "preview", "sort": "id"},
+        headers=admin,
+    )
+    return [entry["attributes"]["title"] for entry in response.json()["data"]]
+
+
+async def _with_one_article(handle: AppHandle, admin: dict[str, str]) -> None:
+    response = await handle.client.post(
+        "/api/articles", json={"data": {"title": "Kept while refused"}}, headers=admin
+    )
+    assert response.status_code == 200, response.text
+
+
+def _refused(result: Result, *expected: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for text in expected:
+        assert text in lines[0], lines[0]
+
+
+async def test_cli_import_then_export_encrypted_and_back(server, admin, tmp_path):
+    result = await server.cli("import", str(PLAIN))
+    assert result.exit_code == 0, result.output
+    assert "imported" in result.stderr and "1 file" in result.stderr
+    assert await snapshot(server, admin) == STRAPI_SNAPSHOT
+    exported = tmp_path / "copy.tar.gz.enc"
+    result = await server.cli("export", str(exported), "--key", "s3cret")
+    assert result.exit_code == 0, result.output
+    _refused(await server.cli("import", str(exported)), "needs --key", "nothing was written")
+    result = await server.cli("import", str(exported), "--key", "s3cret")
+    assert result.exit_code == 0, result.output
+    assert await snapshot(server, admin) == STRAPI_SNAPSHOT
+
+
+def _damaged_archives(tmp_path: Path) -> dict[str, tuple[Path, list[str], str]]:
+    """Name → (archive, extra CLI arguments, words of the expected error)."""
+    truncated = tmp_path / "truncated.tar.gz"
+    truncated.write_bytes(PLAIN.read_bytes()[:3000])
+    not_archive = tmp_path / "notes.tar.gz"
+    not_archive.write_text("just some text")
+    bad_line = tmp_path / "bad-line.tar"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:") as tar:
+        for name, data in (("metadata.json", b"{}"), ("entities/entities_00001.jsonl", b"{oops\n")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    bad_line.write_bytes(buffer.getvalue())
+    # a valid archive whose last entity cannot be stored: refused after the tables were emptied
+    late = read_archive(PLAIN)
+    late.entities.append({"type": "api::author.author", "id": 99, "data": {"born": "someday"}})
+    late_failure = tmp_path / "late.tar.gz"
+    write_archive(late_failure, late)
+    unknown = read_archive(PLAIN)
+    unknown.entities.append({"type": "api::recipe.recipe", "id": 1, "data": {}})
+    unknown_type = tmp_path / "unknown.tar.gz"
+    write_archive(unknown_type, unknown)
+    return {
+        "wrong key": (ENCRYPTED, ["--key", "nope"], "does not decrypt with this key"),
+        "no key": (ENCRYPTED, [], "needs --key"),
+        "truncated": (truncated, [], "damaged"),
+        "not an archive": (not_archive, [], "not a transfer archive"),
+        "bad JSON line": (bad_line, [], "entities/entities_00001.jsonl line 1 is not JSON"),
+        "bad value": (late_failure, [], "api::author.author: born has an invalid date value"),
+        "unknown type": (unknown_type, [], "api::recipe.recipe"),
+        "missing file": (tmp_path / "absent.tar.gz", [], "cannot read"),
+    }
+
+
+async def test_bad_archives_are_refused_and_nothing_is_written(server, admin, tmp_path):
+    await _with_one_article(server, admin)
+    for name, (archive, extra, words) in _damaged_archives(tmp_path).items():
+        result = await server.cli("import", str(archive), *extra)
+        _refused(result, words, "nothing was written")
+        assert await _titles(server, admin) == ["Kept while refused"], name
+    assert not list((tmp_path / "uploads").glob("dot_*")), "no file stored either"

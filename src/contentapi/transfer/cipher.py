@@ -21,7 +21,7 @@ class WrongKeyError(ValueError):
 
 def _cipher(key: str) -> Cipher[modes.ECB]:
     secret = hashlib.scrypt(key.encode(), salt=b"", n=16384, r=8, p=1, dklen=16)
-    return Cipher(algorithms.AES(secret), modes.ECB())  # noqa: S305 - Strapi's format
+    return Cipher(algorithms.AES(secret), modes.ECB())
 
 
 def encrypt(data: bytes, key: str) -> bytes:

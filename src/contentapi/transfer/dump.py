@@ -167,8 +167,12 @@ class _Dumper:
                     {
                         "kind": "relation.circular",
                         "relation": "oneToMany",
-                        "left": {"type": uid, "field": "localizations", "ref": row[own],
-                                 "pos": row[order]},
+                        "left": {
+                            "type": uid,
+                            "field": "localizations",
+                            "ref": row[own],
+                            "pos": row[order],
+                        },
                         "right": {"type": uid, "ref": row[other]},
                     }
                 )
@@ -198,8 +202,11 @@ def schema_of(model: Model) -> dict[str, Any]:
         schema = {"collectionName": model.table, "attributes": {}}
     if isinstance(model, ContentType):
         schema.update(
-            kind=model.kind, modelType="contentType", modelName=model.singular_name,
-            uid=model.uid, globalId=snake_case(model.singular_name),
+            kind=model.kind,
+            modelType="contentType",
+            modelName=model.singular_name,
+            uid=model.uid,
+            globalId=snake_case(model.singular_name),
         )
     else:
         schema.update(modelType="component", modelName=model.name, uid=model.uid)

@@ -306,9 +306,8 @@ async def load_archive(
     loader = _Loader(conn, registry, tables)
     known = [e for e in archive.entities if e["type"] in registry.content_types]
     for entity in archive.entities:
-        if entity["type"] not in registry.content_types and entity["type"] != _LOCALE_UID:
-            if entity["type"] not in registry.components:
-                loader.report.skipped[entity["type"]] += 1
+        if entity["type"] not in (*registry.content_types, *registry.components, _LOCALE_UID):
+            loader.report.skipped[entity["type"]] += 1
     uids = {uid for uid in registry.content_types if uid.startswith("api::")}
     uids |= {entity["type"] for entity in known}
     uids |= {uid for uid in registry.components}

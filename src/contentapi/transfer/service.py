@@ -21,9 +21,7 @@ async def import_file(runtime: Runtime, path: Path, key: str | None = None) -> L
     """Replace the content by the archive at ``path`` (``ArchiveError``: nothing written)."""
     archive = read_archive(path, key)
     async with runtime.database.write(changes_callers=True) as conn:
-        return await load_archive(
-            conn, runtime.registry, runtime.tables, runtime.storage, archive
-        )
+        return await load_archive(conn, runtime.registry, runtime.tables, runtime.storage, archive)
 
 
 async def export_file(
