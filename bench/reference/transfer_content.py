@@ -6,6 +6,7 @@ archive made by one server can be imported by the other and read back the same.
 
     python bench/reference/transfer_content.py seed URL TOKEN
     python bench/reference/transfer_content.py read URL TOKEN > snapshot.json
+    python bench/reference/transfer_content.py same A.json B.json [--no-component-ids]
 """
 
 from __future__ import annotations
@@ -150,6 +151,22 @@ def clean(body: Any) -> Any:
     return _clean(body)
 
 
+def without_component_ids(value: Any) -> Any:
+    """Strapi's import gives components new ids (it creates them; entries keep theirs):
+    compare a snapshot of what it imported without them. A component is an object with an
+    ``id`` and neither ``attributes`` nor ``data``."""
+    if isinstance(value, dict):
+        inline = "id" in value and "attributes" not in value and "data" not in value
+        return {
+            k: without_component_ids(v)
+            for k, v in value.items()
+            if not (inline and k == "id" and "name" not in value)
+        }
+    if isinstance(value, list):
+        return [without_component_ids(v) for v in value]
+    return value
+
+
 def read(base: str, token: str) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {token}"}
     snapshot: dict[str, Any] = {}
@@ -162,8 +179,17 @@ def read(base: str, token: str) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    command, url, secret = sys.argv[1:4]
+    command, first, second = sys.argv[1:4]
     if command == "seed":
-        seed(url, secret)
+        seed(first, second)
+    elif command == "read":
+        json.dump(read(first, second), sys.stdout, indent=1, sort_keys=True)
     else:
-        json.dump(read(url, secret), sys.stdout, indent=1, sort_keys=True)
+        with open(first) as a, open(second) as b:
+            left, right = json.load(a), json.load(b)
+        if "--no-component-ids" in sys.argv:
+            left, right = without_component_ids(left), without_component_ids(right)
+        if left != right:
+            print(f"DIFFERENT: {first} {second}")
+            sys.exit(1)
+        print(f"same: {first} {second}")
