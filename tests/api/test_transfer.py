@@ -59,6 +59,21 @@ async def test_the_archive_files_bytes_are_served(fresh, admin):
     assert response.content.startswith(b"\x89PNG")
 
 
+async def test_users_and_their_passwords_travel(fresh, start_app, tmp_path):
+    """A users-permissions user (bcrypt hash as stored) signs in on the importing side."""
+    account = {"username": "ada", "email": "ada@example.org", "password": "correct horse"}
+    response = await fresh.client.post("/api/auth/local/register", json=account)
+    assert response.status_code == 200, response.text
+    archive = tmp_path / "users.tar.gz"
+    await export_file(fresh.runtime, archive)
+    other = await start_app()
+    await import_file(other.runtime, archive)
+    sign_in = {"identifier": "ada", "password": "correct horse"}
+    response = await other.client.post("/api/auth/local", json=sign_in)
+    assert response.status_code == 200, response.text
+    assert response.json()["user"]["username"] == "ada"
+
+
 async def test_round_trip_through_an_export(fresh, start_app, admin, tmp_path):
     """contentapi → archive → another contentapi: every read the same (and the file's bytes)."""
     await import_file(fresh.runtime, PLAIN)
@@ -155,7 +170,12 @@ def _damaged_archives(tmp_path: Path) -> dict[str, tuple[Path, list[str], str]]:
     unknown.entities.append({"type": "api::recipe.recipe", "id": 1, "data": {}})
     unknown_type = tmp_path / "unknown.tar.gz"
     write_archive(unknown_type, unknown)
+    extra = read_archive(PLAIN)
+    extra.entities.append({"type": "api::profile.profile", "id": 9, "data": {"mood": "glad"}})
+    extra_field = tmp_path / "extra-field.tar.gz"
+    write_archive(extra_field, extra)
     return {
+        "unknown field": (extra_field, [], "api::profile.profile has no field 'mood'"),
         "wrong key": (ENCRYPTED, ["--key", "nope"], "does not decrypt with this key"),
         "no key": (ENCRYPTED, [], "needs --key"),
         "truncated": (truncated, [], "damaged"),

@@ -141,10 +141,15 @@ class _Loader:
                 values[attribute.column] = (
                     None if value is None else _parse(attribute.type, value, model.uid, key)
                 )
-            elif key in _SYSTEM_FIELDS and _SYSTEM_FIELDS[key] in table.c:
+            elif key in _SYSTEM_FIELDS:
                 column = _SYSTEM_FIELDS[key]
+                if column not in table.c:
+                    continue  # e.g. publishedAt of a type without draft & publish here
                 kind = "string" if column == "locale" else "datetime"
                 values[column] = None if value is None else _parse(kind, value, model.uid, key)
+            elif attribute is None:
+                # Strapi's import refuses schemas that differ; dropping the value would lose it
+                raise ArchiveError(f"{model.uid} has no field {key!r} here (its models differ)")
         return values
 
     async def entity(self, model: Model, entity_id: int, data: dict[str, Any]) -> None:
