@@ -143,6 +143,7 @@ READS: tuple[tuple[str, dict[str, str]], ...] = (
     ("/api/profiles", {"populate": "*", "sort": "id"}),
     ("/api/global", {"populate[defaultSeo][populate]": "*", "populate[favicon]": "*"}),
     ("/api/upload/files", {}),
+    ("/api/i18n/locales", {}),
 )
 
 

@@ -45,6 +45,12 @@ async def fresh(start_app) -> AppHandle:
 async def test_strapi_archive_reads_back_as_strapi_answered(fresh, admin):
     await import_file(fresh.runtime, PLAIN)
     assert await snapshot(fresh, admin) == STRAPI_SNAPSHOT
+    # ids go on after the imported ones (PostgreSQL's sequences were moved)
+    response = await fresh.client.post(
+        "/api/articles", json={"data": {"title": "After the import"}}, headers=admin
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["data"]["id"] == 4
 
 
 async def test_the_encrypted_archive_with_its_key(fresh, admin):
@@ -194,3 +200,15 @@ async def test_bad_archives_are_refused_and_nothing_is_written(server, admin, tm
         _refused(result, words, "nothing was written")
         assert await _titles(server, admin) == ["Kept while refused"], name
     assert not list((tmp_path / "uploads").glob("dot_*")), "no file stored either"
+
+
+async def test_the_archive_locales_are_added(start_app, admin):
+    """A server with English only gets the archive's French (and its French entry reads)."""
+    handle = await start_app(locales="en")
+    await import_file(handle.runtime, PLAIN)
+    response = await handle.client.get("/api/i18n/locales", headers=admin)
+    assert [locale["code"] for locale in response.json()] == ["en", "fr"]
+    response = await handle.client.get(
+        "/api/articles", params={"locale": "fr", "publicationState": "preview"}, headers=admin
+    )
+    assert [entry["attributes"]["title"] for entry in response.json()["data"]] == ["Bonjour monde"]
