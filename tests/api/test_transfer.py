@@ -19,9 +19,10 @@ from typer.testing import CliRunner
 from contentapi.cli import app as cli_app
 from contentapi.transfer.archive import read_archive, write_archive
 from contentapi.transfer.service import export_file, import_file
-from tests.conftest import MODELS, AppHandle, Databases
+from tests.conftest import ADMIN_TOKEN, MODELS, AppHandle, Databases
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transfer"
+ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 PLAIN = FIXTURES / "strapi-plain.tar.gz"
 ENCRYPTED = FIXTURES / "strapi-secret.tar.gz.enc"
 #: what the reference Strapi answered to READS for the content of both archives
@@ -212,3 +213,19 @@ async def test_the_archive_locales_are_added(start_app, admin):
         "/api/articles", params={"locale": "fr", "publicationState": "preview"}, headers=admin
     )
     assert [entry["attributes"]["title"] for entry in response.json()["data"]] == ["Bonjour monde"]
+
+
+async def test_files_travel_through_the_s3_provider(start_app, s3_bucket, tmp_path):
+    """Import stores the archive's files in the bucket; export reads them back from it."""
+    handle = await start_app(**s3_bucket)
+    await import_file(handle.runtime, PLAIN)
+    response = await handle.client.get("/api/upload/files", headers=ADMIN)
+    [file] = response.json()
+    assert file["provider"] == "aws-s3" and file["url"].startswith("http")
+    assert s3_bucket["s3_bucket"] in file["url"]
+    exported = tmp_path / "from-s3.tar.gz"
+    archive = await export_file(handle.runtime, exported)
+    assert archive.assets["dot_7c75e68a3f.png"].data.startswith(b"\x89PNG")
+    assert read_archive(exported).assets["dot_7c75e68a3f.png"].data == (
+        read_archive(PLAIN).assets["dot_7c75e68a3f.png"].data
+    )

@@ -334,4 +334,34 @@ async def load_archive(
         for name in stored:
             await storage.delete(name)
         raise ArchiveError(f"cannot store the file {asset.name!r}: {error}") from None
+    await _point_files_at(conn, tables, storage, archive)
     return loader.report
+
+
+async def _point_files_at(
+    conn: AsyncConnection, tables: ContentTables, storage: StorageProvider, archive: Archive
+) -> None:
+    """The file rows whose bytes were stored here: this provider's name and URLs (an archive
+    from a server on local disk imported with S3, or the other way round)."""
+    files = tables.files
+    assert files is not None
+    for entity in archive.entities:
+        if entity["type"] != FILE_UID:
+            continue
+        data = entity.get("data") or {}
+        name = f"{data.get('hash')}{data.get('ext') or ''}"
+        if name not in archive.assets:
+            continue
+        formats = data.get("formats")
+        if isinstance(formats, dict):
+            formats = {
+                size: {**value, "url": storage.url(f"{value['hash']}{value.get('ext') or ''}")}
+                if isinstance(value, dict)
+                and f"{value.get('hash')}{value.get('ext') or ''}" in archive.assets
+                else value
+                for size, value in formats.items()
+            }
+        values = {"url": storage.url(name), "provider": storage.name, "formats": formats}
+        await conn.execute(
+            files.update().where(files.c.id == entity["id"]).values(row_values(files, values))
+        )
