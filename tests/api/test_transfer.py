@@ -229,3 +229,23 @@ async def test_files_travel_through_the_s3_provider(start_app, s3_bucket, tmp_pa
     assert read_archive(exported).assets["dot_7c75e68a3f.png"].data == (
         read_archive(PLAIN).assets["dot_7c75e68a3f.png"].data
     )
+
+
+async def test_the_default_locale_travels(fresh, start_app, admin, tmp_path):
+    """The archive's default locale becomes the default (Strapi's configuration stage), and an
+    export carries this server's default on."""
+    from contentapi.i18n.manage import set_default_locale
+
+    async with fresh.runtime.database.write() as conn:
+        await set_default_locale(conn, "fr")
+    await import_file(fresh.runtime, PLAIN)  # Strapi's default: en
+    response = await fresh.client.get("/api/i18n/locales", headers=admin)
+    assert [loc["code"] for loc in response.json() if loc["isDefault"]] == ["en"]
+    async with fresh.runtime.database.write() as conn:
+        await set_default_locale(conn, "fr")
+    archive = tmp_path / "fr-default.tar.gz"
+    await export_file(fresh.runtime, archive)
+    other = await start_app()
+    await import_file(other.runtime, archive)
+    response = await other.client.get("/api/i18n/locales", headers=admin)
+    assert [loc["code"] for loc in response.json() if loc["isDefault"]] == ["fr"]

@@ -18,7 +18,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi import __version__
-from contentapi.db.system import i18n_locales
+from contentapi.db.locales import DEFAULT_LOCALE_KEY
+from contentapi.db.system import core_store, i18n_locales
 from contentapi.db.tables import ContentTables
 from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import (
@@ -178,6 +179,28 @@ class _Dumper:
                 )
         return links
 
+    async def configuration(self) -> list[dict[str, Any]]:
+        """The default locale, as Strapi's configuration stage carries it (a core-store row,
+        its value parsed): without it Strapi's import would leave no locale the default."""
+        row = (
+            (
+                await self.conn.execute(
+                    select(core_store).where(core_store.c.key == DEFAULT_LOCALE_KEY)
+                )
+            )
+            .mappings()
+            .first()
+        )
+        if row is None:
+            return []
+        try:
+            value = orjson.loads(row["value"])
+        except (orjson.JSONDecodeError, TypeError):
+            value = row["value"]
+        columns = ("id", "key", "type", "environment", "tag")
+        entry = {**{name: row[name] for name in columns}, "value": value}
+        return [{"type": "core-store", "value": entry}]
+
     async def locales(self) -> list[dict[str, Any]]:
         result = await self.conn.execute(select(i18n_locales).order_by(i18n_locales.c.id))
         return [
@@ -228,4 +251,5 @@ async def dump_database(
         schemas=[schema_of(model) for model in registry.models() if model.source.is_file()],
         entities=await dumper.locales() + dumper.entities(),
         links=await dumper.links(),
+        configuration=await dumper.configuration(),
     )

@@ -19,9 +19,11 @@ from typing import Any
 from sqlalchemy import Table, delete, func, insert, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.locales import DEFAULT_LOCALE_KEY
 from contentapi.db.system import i18n_locales
 from contentapi.db.tables import ContentTables
 from contentapi.entries.row_values import row_values
+from contentapi.i18n.manage import set_default_locale
 from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import (
     ComponentAttribute,
@@ -273,6 +275,21 @@ class _Loader:
                 have.add(code)
                 self.report.entities[_LOCALE_UID] += 1
 
+    async def default_locale(self, configuration: list[dict[str, Any]]) -> None:
+        """The archive's default locale (its configuration stage), as Strapi's import sets it."""
+        for item in configuration:
+            value = item.get("value")
+            if item.get("type") != "core-store" or not isinstance(value, dict):
+                continue
+            if value.get("key") != DEFAULT_LOCALE_KEY:
+                continue
+            code = value.get("value")
+            if isinstance(code, str) and code.startswith('"'):
+                code = code.strip('"')  # stored JSON-encoded, as in the table
+            have = set((await self.conn.execute(select(i18n_locales.c.code))).scalars())
+            if isinstance(code, str) and code in have:
+                await set_default_locale(self.conn, code)
+
     async def move_sequences(self) -> None:
         """PostgreSQL: the next id of each filled table after the largest one inserted."""
         if self.conn.dialect.name != "postgresql":
@@ -318,6 +335,7 @@ async def load_archive(
     uids |= {uid for uid in registry.components}
     await loader.empty(uids)
     await loader.locales([e for e in archive.entities if e["type"] == _LOCALE_UID])
+    await loader.default_locale(archive.configuration)
     for entity in known:
         model = registry.content_types[entity["type"]]
         await loader.entity(model, entity["id"], entity.get("data") or {})
