@@ -157,7 +157,8 @@ class _Loader:
     async def entity(self, model: Model, entity_id: int, data: dict[str, Any]) -> None:
         values = self._columns(model, data)
         await self._insert(self.tables.entities[model.uid], {"id": entity_id, **values})
-        self.report.entities[model.uid] += 1
+        if isinstance(model, ContentType):  # components are counted with their entry
+            self.report.entities[model.uid] += 1
         for key, value in data.items():
             attribute = model.attributes.get(key)
             if isinstance(attribute, ComponentAttribute) and value is not None:
