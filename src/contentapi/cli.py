@@ -15,6 +15,7 @@ import typer
 
 from contentapi import __version__
 from contentapi.cli_common import (
+    PlainHelpCommand,
     check_extensions,
     check_models,
     counted,
@@ -27,6 +28,7 @@ from contentapi.cli_common import (
 from contentapi.cli_locales import locales_app
 from contentapi.cli_settings import settings_app
 from contentapi.cli_tokens import tokens_app
+from contentapi.cli_transfer import export_command, import_command
 from contentapi.cli_types import types
 from contentapi.config import Settings
 
@@ -45,6 +47,8 @@ app.add_typer(tokens_app, name="tokens")
 app.add_typer(settings_app, name="settings")
 app.add_typer(locales_app, name="locales")
 app.command("types")(types)
+app.command("export", cls=PlainHelpCommand)(export_command)
+app.command("import", cls=PlainHelpCommand)(import_command)
 
 
 @app.command()

@@ -118,6 +118,23 @@ class S3Storage:
             lambda: self.client.put_object(Bucket=self.bucket, Key=object_key, Body=data, **extra),
         )
 
+    async def load(self, key: str) -> bytes | None:
+        """The object's bytes; ``None`` when the bucket has no such object."""
+        from botocore.exceptions import ClientError
+
+        object_key = self.object_key(key)
+
+        def get() -> bytes | None:
+            try:
+                response = self.client.get_object(Bucket=self.bucket, Key=object_key)
+            except ClientError as error:
+                if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+                    return None
+                raise
+            return bytes(response["Body"].read())
+
+        return await self._call("get", get)
+
     async def delete(self, key: str) -> None:
         """Remove the object of ``key`` (none there is no error, as in S3)."""
         object_key = self.object_key(key)

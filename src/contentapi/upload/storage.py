@@ -36,6 +36,10 @@ class StorageProvider(Protocol):
 
     async def save_bytes(self, key: str, data: bytes) -> None: ...
 
+    async def load(self, key: str) -> bytes | None:
+        """The bytes of ``key`` (an export's assets); ``None`` when nothing is stored there."""
+        ...
+
     async def delete(self, key: str) -> None:
         """Remove the bytes of ``key``; nothing stored there is no error."""
         ...
@@ -101,6 +105,10 @@ class LocalStorage:
 
     async def delete(self, key: str) -> None:
         await asyncio.to_thread(self._path(key).unlink, True)
+
+    async def load(self, key: str) -> bytes | None:
+        path = self._path(key)
+        return await asyncio.to_thread(lambda: path.read_bytes() if path.is_file() else None)
 
     def url(self, key: str) -> str:
         return f"/uploads/{key}"
