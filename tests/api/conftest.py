@@ -13,7 +13,7 @@ from contentapi.auth.passwords import PasswordHasher
 def _hash_each_password_once() -> Iterator[None]:
     """Each password is hashed, and each (password, hash) pair verified, once per session.
 
-    bcrypt at Strapi's cost 10 takes 0.1–0.2 s a call on purpose, and the API tests sign up
+    bcrypt at Strapi's cost 10 takes 0.1 to 0.2 s a call on purpose, and the API tests sign up
     and sign in with the same few passwords thousands of times: repeating that work tested
     nothing and was a tenth of the suite's time. Answers stay real — every hash is a genuine
     ``$2a$10$`` (or argon2) hash its verification accepts; only users given the same password
