@@ -25,7 +25,7 @@ import uvicorn
 
 from contentapi.heartbeat import beat
 from contentapi.listening import AddressError, bind
-from contentapi.memory import trim_when_idle
+from contentapi.memory import limit_arenas, trim_when_idle
 
 __all__ = ["APP_FACTORY", "TEST_HANG", "run_worker"]
 
@@ -47,6 +47,7 @@ def run_worker(
 ) -> None:
     """Serve until SIGTERM / SIGINT (uvicorn's graceful shutdown: requests in flight finish,
     for at most ``shutdown_timeout`` seconds)."""
+    limit_arenas()  # before any thread (aiosqlite's, the thread pool's) allocates
     config = uvicorn.Config(
         APP_FACTORY,
         factory=True,
