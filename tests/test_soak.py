@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 from bench.soak import TOKEN, run_soak, start_server, wait_ready
+
 from tests.support.server import FIGURES, free_port
 
 SECONDS = float(os.environ.get("CONTENTAPI_TEST_SOAK_SECONDS", "10"))
