@@ -257,3 +257,78 @@ def test_sigterm_finishes_a_request_in_flight_and_stops_all(served, log):
     assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
     assert process.wait(timeout=10) == 0
     assert not any(worker.is_running() for worker in workers)
+
+
+#: A stand-in worker (no app: fast): beats on its heartbeat pipe; exits 3 at once while the
+#: file ``broken`` exists in its folder, stops beating (hangs) while ``hang`` exists.
+_FAKE_WORKER = """
+import os, sys, time
+args = sys.argv[1:]
+fd = int(args[args.index("--heartbeat-fd") + 1])
+if os.path.exists("broken"):
+    sys.exit(3)
+while True:
+    if not os.path.exists("hang"):
+        os.write(fd, b".")
+    time.sleep(0.05)
+"""
+
+_SUPERVISE = """
+import sys
+from contentapi.listening import bind
+from contentapi.supervisor import Supervisor
+command = [sys.executable, "-c", sys.argv[1], "--fd"]
+sys.exit(Supervisor(bind("127.0.0.1", 0), 2, command, worker_timeout=0.5).run())
+"""
+
+
+@pytest.fixture
+def fake_served(tmp_path: Path):
+    log = _Log(tmp_path / "supervisor.log")
+    with log.path.open("wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-c", _SUPERVISE, _FAKE_WORKER],
+            cwd=tmp_path,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    supervisor = psutil.Process(process.pid)
+    try:
+        _wait_for(lambda: len(_workers(supervisor)) == 2, seconds=20, what="two workers")
+        yield process, supervisor, log, tmp_path
+    finally:
+        if process.poll() is None:
+            process.kill()
+            for worker in _workers(supervisor):
+                worker.kill()
+            process.wait(timeout=10)
+
+
+def test_a_worker_that_stops_beating_is_killed_and_replaced(fake_served):
+    process, supervisor, log, folder = fake_served
+    first = {worker.pid for worker in _workers(supervisor)}
+    (folder / "hang").touch()
+    _wait_for(lambda: log.count("has not answered") >= 2, seconds=10, what="both killed")
+    (folder / "hang").unlink()
+    _wait_for(
+        lambda: (
+            len(_workers(supervisor)) == 2
+            and not first & {worker.pid for worker in _workers(supervisor)}
+        ),
+        seconds=10,
+        what="two new workers",
+    )
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=10) == 0
+
+
+def test_sighup_keeps_the_old_workers_when_the_new_ones_cannot_start(fake_served):
+    process, supervisor, log, folder = fake_served
+    old = {worker.pid for worker in _workers(supervisor)}
+    (folder / "broken").touch()
+    process.send_signal(signal.SIGHUP)
+    _wait_for(lambda: "old workers keep serving" in log.text, seconds=10, what="the roll given up")
+    assert {worker.pid for worker in _workers(supervisor)} == old
+    assert process.poll() is None
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=10) == 0
