@@ -267,6 +267,7 @@ args = sys.argv[1:]
 fd = int(args[args.index("--heartbeat-fd") + 1])
 if os.path.exists("broken"):
     sys.exit(3)
+open(f"ready-{os.getpid()}", "w").close()
 while True:
     if not os.path.exists("hang"):
         os.write(fd, b".")
@@ -294,7 +295,16 @@ def fake_served(tmp_path: Path):
         )
     supervisor = psutil.Process(process.pid)
     try:
-        _wait_for(lambda: len(_workers(supervisor)) == 2, seconds=20, what="two workers")
+        _wait_for(
+            lambda: (
+                len(_workers(supervisor)) == 2
+                and all(
+                    (tmp_path / f"ready-{worker.pid}").exists() for worker in _workers(supervisor)
+                )
+            ),
+            seconds=20,
+            what="two workers",
+        )
         yield process, supervisor, log, tmp_path
     finally:
         if process.poll() is None:

@@ -20,7 +20,8 @@ Why not uvicorn's own ``--workers``: its supervisor is a full uvicorn process (2
 here uses; this one imports only the standard library it needs (about 11 MB). Measured with
 ``make bench``: peak RSS of the server's process tree (docs/benchmarks.md).
 
-A worker that dies within ``QUICK_DEATH`` seconds of its start did not come up (a database
+A worker that dies within ``QUICK_DEATH`` seconds of its start, before its first heartbeat,
+did not come up (a database
 that refuses, a model error): after ``MAX_QUICK_DEATHS`` of those in a row the supervisor
 stops and exits 1 rather than restart it for ever — except during a SIGHUP replacement, which
 stops instead and keeps the old workers serving.
@@ -205,10 +206,12 @@ class Supervisor:
             self._forget(process)
             lived = time.monotonic() - worker.started
             _say(f"Worker [{process.pid}] exited with {code} after {lived:.1f}s")
-            self.quick_deaths = self.quick_deaths + 1 if lived < QUICK_DEATH else 0
+            # a worker that beat did come up (a hung one killed is no start-up failure)
+            quick = lived < QUICK_DEATH and not worker.ready
+            self.quick_deaths = self.quick_deaths + 1 if quick else 0
             if process is self._successor:
                 self._successor = None
-                if lived < QUICK_DEATH:
+                if quick:
                     _say("a new worker exited while starting: the old workers keep serving")
                     self._to_replace.clear()
                     self.quick_deaths = 0
