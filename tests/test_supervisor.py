@@ -6,6 +6,7 @@ leaving two ready workers behind, and the last one stops it."""
 from __future__ import annotations
 
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -127,8 +128,9 @@ def served(folder: Path, log: _Log):
         yield process, supervisor, base
     finally:
         if process.poll() is None:
+            workers = psutil.Process(process.pid).children(recursive=True)
             process.kill()
-            for worker in psutil.Process().children(recursive=True):
+            for worker in workers:
                 worker.kill()
             process.wait(timeout=10)
 
@@ -308,8 +310,9 @@ def fake_served(tmp_path: Path):
         yield process, supervisor, log, tmp_path
     finally:
         if process.poll() is None:
+            workers = _workers(supervisor)
             process.kill()
-            for worker in _workers(supervisor):
+            for worker in workers:
                 worker.kill()
             process.wait(timeout=10)
 
@@ -342,3 +345,36 @@ def test_sighup_keeps_the_old_workers_when_the_new_ones_cannot_start(fake_served
     assert process.poll() is None
     process.send_signal(signal.SIGTERM)
     assert process.wait(timeout=10) == 0
+
+
+def test_workers_stop_when_their_supervisor_is_gone(tmp_path: Path):
+    """A supervisor killed (SIGKILL, no chance to stop them): its workers see the heartbeat
+    pipe closed and exit, instead of serving for ever with nobody to replace or stop them."""
+    with bind("127.0.0.1", 0) as sock:
+        read_end, write_end = os.pipe()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CONTENTAPI_")}
+        env.update(
+            CONTENTAPI_DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path / 'data.db'}",
+            CONTENTAPI_CONTENT_TYPES_DIR=str(MODELS),
+            CONTENTAPI_UPLOADS_DIR=str(tmp_path / "uploads"),
+        )
+        command = [sys.executable, "-m", "contentapi.worker", "--fd", str(sock.fileno())]
+        command += ["--heartbeat-fd", str(write_end), "--heartbeat-interval", "0.05"]
+        worker = subprocess.Popen(
+            command,
+            pass_fds=(sock.fileno(), write_end),
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(write_end)
+        try:
+            _wait_for(
+                lambda: bool(select.select([read_end], [], [], 0)[0]), seconds=60, what="a beat"
+            )
+            os.close(read_end)  # the supervisor's end: gone
+            assert worker.wait(timeout=15) == 0
+        finally:
+            if worker.poll() is None:
+                worker.kill()
+                worker.wait()

@@ -30,8 +30,9 @@ def beat_interval(timeout: float) -> float:
 
 async def beat(fd: int, interval: float, started: Callable[[], bool]) -> None:
     """Write a beat to ``fd`` every ``interval`` seconds once ``started()`` holds; until
-    cancelled. A full pipe (a supervisor busy elsewhere) skips a beat, a closed one (the
-    supervisor gone) ends the beats: neither ever blocks the loop."""
+    cancelled, or until the supervisor is gone (the pipe closed: the caller stops the worker,
+    which nobody would replace or stop any more). A full pipe (a supervisor busy elsewhere)
+    skips a beat: the loop never blocks on it."""
     os.set_blocking(fd, False)
     try:
         while True:

@@ -76,6 +76,10 @@ def run_worker(
         # uvicorn's own --fd assumes a Unix socket and would misread client addresses.
         sock = socket.socket(fileno=fd)
 
+    async def heartbeat(fd: int) -> None:
+        await beat(fd, heartbeat_interval, lambda: server.started)
+        server.should_exit = True  # the supervisor is gone: an orphan would serve for ever
+
     async def serve() -> None:
         state = server.server_state
         helpers = [
@@ -84,9 +88,7 @@ def run_worker(
             )
         ]
         if heartbeat_fd is not None:
-            helpers.append(
-                asyncio.create_task(beat(heartbeat_fd, heartbeat_interval, lambda: server.started))
-            )
+            helpers.append(asyncio.create_task(heartbeat(heartbeat_fd)))
         if os.environ.get(TEST_HANG) == "1":
             asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, _spin)
         try:
