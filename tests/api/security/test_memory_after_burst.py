@@ -90,5 +90,5 @@ async def test_rss_after_a_burst_of_large_answers_is_back_within_20_percent(serv
         f"{before / 2**20:.0f} MiB, peak {peak / 2**20:.0f} MiB, after "
         f"{after / 2**20:.0f} MiB ({(after - before) / before:+.0%})"
     )
-    assert peak > before * 1.4, "the burst did not raise RSS: it tests nothing"
+    assert peak > before * 1.25, f"the burst hardly raised RSS, it tests nothing: {FIGURES}"
     assert after <= before * (1 + TOLERANCE), FIGURES[f"memory after a burst ({databases.backend})"]
