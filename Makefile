@@ -8,7 +8,7 @@ SERVE_STAMP := $(VENV)/.installed-serve
 STAMP := $(VENV)/.installed
 PIP := $(BIN)/python -m pip --disable-pip-version-check
 
-.PHONY: serve test lint check clean bench diff diff-corpus fuzz
+.PHONY: serve test lint check clean bench diff diff-corpus fuzz soak
 
 $(BIN)/python:
 	@echo ">> creating $(VENV) with $(PYTHON)"
@@ -60,6 +60,13 @@ diff: $(STAMP)
 # docs/corpus-report.md. CORPUS_ARGS="--record" records Strapi's answers again (Node.js 20, npm).
 diff-corpus: $(STAMP)
 	$(BIN)/python -m diff.corpus $(CORPUS_ARGS)
+
+# Hand-run soak test: mixed REST and GraphQL reads and writes against `contentapi serve
+# --workers 2` on a fresh PostgreSQL database (BENCH_POSTGRES), an hour by default; reports
+# 5xx answers, RSS and open-descriptor slopes, and checks every acknowledged write is there.
+# SOAK_ARGS="--duration 180" for 3 minutes. A 10-second version runs in `make test`.
+soak: $(STAMP)
+	$(BIN)/python -m bench.soak $(SOAK_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests examples diff bench

@@ -1,12 +1,17 @@
-"""``contentapi serve --workers N``: the supervisor and its workers, as real processes."""
+"""``contentapi serve --workers N``: the supervisor and its workers, as real processes.
+
+One server for the module (starting one takes seconds): the tests run in file order, each
+leaving two ready workers behind, and the last one stops it."""
 
 from __future__ import annotations
 
 import os
+import select
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -18,6 +23,7 @@ from contentapi.listening import bind
 from contentapi.supervisor import Supervisor
 from tests.conftest import ADMIN_TOKEN, MODELS
 
+READY = "Application startup complete"
 CONTENTAPI = str(Path(sys.executable).parent / "contentapi")
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
@@ -44,12 +50,14 @@ def _workers(supervisor: psutil.Process) -> list[psutil.Process]:
     return alive
 
 
-def _wait_for(condition, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
+def _wait_for(condition, seconds: float = 60, what: str = "a condition") -> float:
+    """Seconds until ``condition()`` holds, polled; fails past ``seconds``."""
+    started = time.monotonic()
     while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail("timed out")
-        time.sleep(0.2)
+        if time.monotonic() - started > seconds:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.05)
+    return time.monotonic() - started
 
 
 def _answers(base: str) -> bool:
@@ -59,8 +67,39 @@ def _answers(base: str) -> bool:
         return False
 
 
-@pytest.fixture
-def served(tmp_path: Path):
+#: the ``CONTENTAPI_WORKER_TIMEOUT`` of these tests: short, so a hung worker is replaced fast
+WORKER_TIMEOUT = 1.0
+#: bound on a replacement's start (loading the app on a busy 2-core machine), not a speed claim
+START_BOUND = 20.0
+
+
+class _Log:
+    """What the supervisor and its workers printed."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @property
+    def text(self) -> str:
+        return self.path.read_text(errors="replace")
+
+    def count(self, needle: str) -> int:
+        return self.text.count(needle)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("supervisor")
+
+
+@pytest.fixture(scope="module")
+def log(folder: Path) -> _Log:
+    return _Log(folder / "serve.log")
+
+
+@pytest.fixture(scope="module")
+def served(folder: Path, log: _Log):
+    tmp_path = folder
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CONTENTAPI_")}
     env.update(
@@ -68,30 +107,37 @@ def served(tmp_path: Path):
         CONTENTAPI_CONTENT_TYPES_DIR=str(MODELS),
         CONTENTAPI_ADMIN_TOKEN=ADMIN_TOKEN,
         CONTENTAPI_UPLOADS_DIR=str(tmp_path / "uploads"),
+        CONTENTAPI_WORKER_TIMEOUT=str(WORKER_TIMEOUT),
+        CONTENTAPI_SHUTDOWN_TIMEOUT="3",
+        CONTENTAPI_TEST_HANG_ON_SIGUSR1="1",
     )
     subprocess.run([CONTENTAPI, "migrate"], env=env, check=True, capture_output=True)
-    process = subprocess.Popen(
-        [CONTENTAPI, "serve", "--port", str(port), "--workers", "2"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    with log.path.open("wb") as output:
+        process = subprocess.Popen(
+            [CONTENTAPI, "serve", "--port", str(port), "--workers", "2"],
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_for(lambda: _answers(base))
         supervisor = psutil.Process(process.pid)
         _wait_for(lambda: len(_workers(supervisor)) == 2)
+        _wait_for(lambda: log.count(READY) >= 2, what="both workers ready")
         yield process, supervisor, base
     finally:
         if process.poll() is None:
+            workers = psutil.Process(process.pid).children(recursive=True)
             process.kill()
-            for worker in psutil.Process().children(recursive=True):
+            for worker in workers:
                 worker.kill()
             process.wait(timeout=10)
 
 
-def test_a_killed_worker_is_replaced_and_a_stop_signal_stops_all(served):
-    process, supervisor, base = served
+def test_a_killed_worker_is_replaced(served, log):
+    _process, supervisor, base = served
+    ready = log.count(READY)
     workers = _workers(supervisor)
     assert all("contentapi.worker" in " ".join(w.cmdline()) for w in workers)
     # one supervisor and its workers: no resource-tracker process beside them
@@ -101,11 +147,8 @@ def test_a_killed_worker_is_replaced_and_a_stop_signal_stops_all(served):
     killed.send_signal(signal.SIGKILL)
     assert _answers(base)  # the other worker goes on serving
     _wait_for(lambda: len(_workers(supervisor)) == 2 and killed not in _workers(supervisor))
-    _wait_for(lambda: _answers(base))
-
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=40) == 0
-    assert not any(worker.is_running() for worker in _workers(supervisor))
+    _wait_for(lambda: log.count(READY) == ready + 1, what="a replacement ready")
+    assert _answers(base)
 
 
 def test_workers_that_cannot_start_stop_the_supervisor():
@@ -114,3 +157,224 @@ def test_workers_that_cannot_start_stop_the_supervisor():
         started = time.monotonic()
         assert Supervisor(sock, 2, worker_command=failing).run() == 1
         assert time.monotonic() - started < 30
+
+
+class _Clients:
+    """A thread sending GET requests, each on a new connection (so the kernel hands it to a
+    worker that accepts), and counting answers by status and failures by kind."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.statuses: dict[int, int] = {}
+        self.failures: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                response = httpx.get(f"{self.base}/api/articles", headers=ADMIN, timeout=10)
+            except httpx.TransportError as error:
+                self.failures.append(repr(error))
+                continue
+            self.statuses[response.status_code] = self.statuses.get(response.status_code, 0) + 1
+            self._stop.wait(0.02)  # steady traffic that leaves the cores to starting workers
+
+    def __enter__(self) -> _Clients:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._stop.set()
+        self._thread.join(30)
+
+
+def test_a_hung_worker_is_replaced_while_the_other_serves(served, log):
+    _process, supervisor, base = served
+    hung, healthy = _workers(supervisor)
+    ready = log.count(READY)
+    with _Clients(base) as clients:
+        hung.send_signal(signal.SIGUSR1)  # its event loop spins for ever (TEST_HANG)
+        killed_after = _wait_for(
+            lambda: not hung.is_running() or hung.status() == psutil.STATUS_ZOMBIE,
+            seconds=WORKER_TIMEOUT + START_BOUND,
+            what="the hung worker killed",
+        )
+        ready_after = killed_after + _wait_for(
+            lambda: log.count(READY) == ready + 1, seconds=START_BOUND, what="a replacement ready"
+        )
+        served_meanwhile = sum(clients.statuses.values())
+    assert killed_after < WORKER_TIMEOUT + 1.5, killed_after
+    assert ready_after < WORKER_TIMEOUT + START_BOUND
+    assert healthy in _workers(supervisor) and len(_workers(supervisor)) == 2
+    assert clients.statuses.keys() == {200}, clients.statuses
+    assert served_meanwhile > 0 and not clients.failures, clients.failures[:3]
+    assert f"Worker [{hung.pid}] has not answered" in log.text
+    print(
+        f"hung worker killed after {killed_after:.1f} s, replacement ready after "
+        f"{ready_after:.1f} s, {served_meanwhile} answers meanwhile"
+    )
+
+
+def test_sighup_replaces_the_workers_one_by_one_refusing_no_connection(served, log):
+    process, supervisor, base = served
+    old = {worker.pid for worker in _workers(supervisor)}
+    ready = log.count(READY)
+    with _Clients(base) as clients:
+        process.send_signal(signal.SIGHUP)
+        _wait_for(
+            lambda: (
+                log.count(READY) == ready + 2
+                and len(_workers(supervisor)) == 2
+                and not old & {worker.pid for worker in _workers(supervisor)}
+            ),
+            seconds=3 * START_BOUND,
+            what="both workers replaced",
+        )
+        _wait_for(lambda: sum(clients.statuses.values()) > 0)
+    assert not clients.failures, clients.failures[:3]  # a refused connection is a ConnectError
+    assert clients.statuses.keys() == {200}, clients.statuses
+    assert process.poll() is None
+
+
+def test_sigterm_finishes_a_request_in_flight_and_stops_all(served, log):
+    process, supervisor, base = served
+    workers = _workers(supervisor)
+    stopping = log.count("Shutting down")
+    port = int(base.rsplit(":", 1)[1])
+    body = b'{"data": {"title": "sent across a shutdown"}}'
+    head = (
+        f"POST /api/articles HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {ADMIN_TOKEN}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+        client.sendall(head + body[:10])
+        time.sleep(0.2)  # the worker reads the head and starts the request
+        process.send_signal(signal.SIGTERM)
+        _wait_for(
+            lambda: log.count("Shutting down") >= stopping + 2, seconds=10, what="workers stopping"
+        )
+        client.sendall(body[10:])
+        answer = client.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+    assert process.wait(timeout=10) == 0
+    assert not any(worker.is_running() for worker in workers)
+
+
+#: A stand-in worker (no app: fast): beats on its heartbeat pipe; exits 3 at once while the
+#: file ``broken`` exists in its folder, stops beating (hangs) while ``hang`` exists.
+_FAKE_WORKER = """
+import os, sys, time
+args = sys.argv[1:]
+fd = int(args[args.index("--heartbeat-fd") + 1])
+if os.path.exists("broken"):
+    sys.exit(3)
+open(f"ready-{os.getpid()}", "w").close()
+while True:
+    if not os.path.exists("hang"):
+        os.write(fd, b".")
+    time.sleep(0.05)
+"""
+
+_SUPERVISE = """
+import sys
+from contentapi.listening import bind
+from contentapi.supervisor import Supervisor
+command = [sys.executable, "-c", sys.argv[1], "--fd"]
+sys.exit(Supervisor(bind("127.0.0.1", 0), 2, command, worker_timeout=0.5).run())
+"""
+
+
+@pytest.fixture
+def fake_served(tmp_path: Path):
+    log = _Log(tmp_path / "supervisor.log")
+    with log.path.open("wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-c", _SUPERVISE, _FAKE_WORKER],
+            cwd=tmp_path,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    supervisor = psutil.Process(process.pid)
+    try:
+        _wait_for(
+            lambda: (
+                len(_workers(supervisor)) == 2
+                and all(
+                    (tmp_path / f"ready-{worker.pid}").exists() for worker in _workers(supervisor)
+                )
+            ),
+            seconds=20,
+            what="two workers",
+        )
+        yield process, supervisor, log, tmp_path
+    finally:
+        if process.poll() is None:
+            workers = _workers(supervisor)
+            process.kill()
+            for worker in workers:
+                worker.kill()
+            process.wait(timeout=10)
+
+
+def test_a_worker_that_stops_beating_is_killed_and_replaced(fake_served):
+    process, supervisor, log, folder = fake_served
+    first = {worker.pid for worker in _workers(supervisor)}
+    (folder / "hang").touch()
+    _wait_for(lambda: log.count("has not answered") >= 2, seconds=10, what="both killed")
+    (folder / "hang").unlink()
+    _wait_for(
+        lambda: (
+            len(_workers(supervisor)) == 2
+            and not first & {worker.pid for worker in _workers(supervisor)}
+        ),
+        seconds=10,
+        what="two new workers",
+    )
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=10) == 0
+
+
+def test_sighup_keeps_the_old_workers_when_the_new_ones_cannot_start(fake_served):
+    process, supervisor, log, folder = fake_served
+    old = {worker.pid for worker in _workers(supervisor)}
+    (folder / "broken").touch()
+    process.send_signal(signal.SIGHUP)
+    _wait_for(lambda: "old workers keep serving" in log.text, seconds=10, what="the roll given up")
+    assert {worker.pid for worker in _workers(supervisor)} == old
+    assert process.poll() is None
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=10) == 0
+
+
+def test_workers_stop_when_their_supervisor_is_gone(tmp_path: Path):
+    """A supervisor killed (SIGKILL, no chance to stop them): its workers see the heartbeat
+    pipe closed and exit, instead of serving for ever with nobody to replace or stop them."""
+    with bind("127.0.0.1", 0) as sock:
+        read_end, write_end = os.pipe()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CONTENTAPI_")}
+        env.update(
+            CONTENTAPI_DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path / 'data.db'}",
+            CONTENTAPI_CONTENT_TYPES_DIR=str(MODELS),
+            CONTENTAPI_UPLOADS_DIR=str(tmp_path / "uploads"),
+        )
+        command = [sys.executable, "-m", "contentapi.worker", "--fd", str(sock.fileno())]
+        command += ["--heartbeat-fd", str(write_end), "--heartbeat-interval", "0.05"]
+        worker = subprocess.Popen(
+            command,
+            pass_fds=(sock.fileno(), write_end),
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        os.close(write_end)
+        try:
+            _wait_for(
+                lambda: bool(select.select([read_end], [], [], 0)[0]), seconds=60, what="a beat"
+            )
+            os.close(read_end)  # the supervisor's end: gone
+            assert worker.wait(timeout=15) == 0
+        finally:
+            if worker.poll() is None:
+                worker.kill()
+                worker.wait()

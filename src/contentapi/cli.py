@@ -130,7 +130,7 @@ def serve(
         from contentapi.cli_reload import serve_reloading
 
         raise typer.Exit(serve_reloading(settings, registry, host, port))
-    command = serve_command(host, port, workers)
+    command = serve_command(host, port, workers, settings)
     sys.stdout.flush()
     sys.stderr.flush()
     # This process becomes the server itself: it keeps none of the CLI's modules (typer, rich,
@@ -138,13 +138,21 @@ def serve(
     os.execv(command[0], command)
 
 
-def serve_command(host: str, port: int, workers: int) -> list[str]:
+def serve_command(host: str, port: int, workers: int, settings: Settings) -> list[str]:
     """The command line ``serve`` replaces itself with: one worker (``contentapi.worker``)
     or a supervisor keeping ``workers`` of them on one socket (``contentapi.supervisor``)."""
     address = ["--host", host, "--port", str(port)]
+    shutdown = ["--shutdown-timeout", str(settings.shutdown_timeout or 30)]
     if workers == 1:
-        return [sys.executable, "-m", "contentapi.worker", *address]
-    return [sys.executable, "-m", "contentapi.supervisor", *address, "--workers", str(workers)]
+        return [sys.executable, "-m", "contentapi.worker", *address, *shutdown]
+    supervisor = [sys.executable, "-m", "contentapi.supervisor", *address, *shutdown]
+    return [
+        *supervisor,
+        "--workers",
+        str(workers),
+        "--worker-timeout",
+        str(settings.worker_timeout),
+    ]
 
 
 @app.command()

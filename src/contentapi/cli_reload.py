@@ -156,7 +156,8 @@ class Reloader:
 
 def serve_reloading(settings: Settings, registry: Registry, host: str, port: int) -> int:
     """One worker behind a supervisor, replaced on each valid change; the supervisor's exit."""
-    supervisor = Supervisor(bind(host, port), 1)
+    # No hang detection: a developer stopped at a breakpoint blocks the worker's loop.
+    supervisor = Supervisor(bind(host, port), 1, worker_timeout=0)
     reloader = Reloader(settings, registry, supervisor)
     stop = threading.Event()
     paths = watched_paths(settings)

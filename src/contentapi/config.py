@@ -69,6 +69,12 @@ class Settings(BaseSettings):
     body_limit: int = 1024 * 1024
     #: bytes of a request's query string; more is 414
     query_string_limit: int = 64 * 1024
+    #: ``serve --workers N`` (N > 1): seconds a worker may go without a heartbeat from its event
+    #: loop (a blocked loop, a hung worker) before the supervisor kills and replaces it (0: never)
+    worker_timeout: float = 30
+    #: seconds a stopping worker (SIGTERM, SIGHUP's replacement) may take to finish the requests
+    #: in flight before it is killed (0: the default, 30)
+    shutdown_timeout: float = 30
     content_types_dir: Path = Path("content-types")
     host: str = "127.0.0.1"
     port: Annotated[int, Field(ge=1, le=65535)] = 1337
@@ -172,7 +178,14 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
 
-    @field_validator("statement_timeout", "sqlite_busy_timeout", "body_limit", "query_string_limit")
+    @field_validator(
+        "statement_timeout",
+        "sqlite_busy_timeout",
+        "body_limit",
+        "query_string_limit",
+        "worker_timeout",
+        "shutdown_timeout",
+    )
     @classmethod
     def _not_negative(cls, value: float) -> float:
         if value < 0:

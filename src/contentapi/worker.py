@@ -6,26 +6,48 @@ app — not the CLI (typer, rich, the model checks) nor uvicorn's command line (
 
     python -m contentapi.worker --fd 3            # serve on inherited socket 3
     python -m contentapi.worker --host H --port P  # bind it itself
+
+Beside uvicorn, the worker's event loop runs a heartbeat to the supervisor (``--heartbeat-fd``,
+``heartbeat.py``) and gives freed memory back after bursts (``memory.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import math
+import os
+import signal
 import socket
 import sys
 
 import uvicorn
 
+from contentapi.heartbeat import beat
 from contentapi.listening import AddressError, bind
+from contentapi.memory import limit_arenas, trim_when_idle
 
-__all__ = ["APP_FACTORY", "run_worker"]
+__all__ = ["APP_FACTORY", "TEST_HANG", "run_worker"]
 
 #: What every worker runs (``create_server_app``: ``create_app`` plus ``gc.freeze``).
 APP_FACTORY = "contentapi.app:create_server_app"
+#: Tests only: set to ``1``, SIGUSR1 makes the worker's event loop spin for ever (a hung
+#: worker, for the supervisor's heartbeat tests). Nothing a client sends can do it.
+TEST_HANG = "CONTENTAPI_TEST_HANG_ON_SIGUSR1"
 
 
-def run_worker(*, fd: int | None = None, host: str = "127.0.0.1", port: int = 1337) -> None:
-    """Serve until SIGTERM / SIGINT (uvicorn's graceful shutdown: requests in flight finish)."""
+def run_worker(
+    *,
+    fd: int | None = None,
+    host: str = "127.0.0.1",
+    port: int = 1337,
+    heartbeat_fd: int | None = None,
+    heartbeat_interval: float = 1.0,
+    shutdown_timeout: float | None = None,
+) -> None:
+    """Serve until SIGTERM / SIGINT (uvicorn's graceful shutdown: requests in flight finish,
+    for at most ``shutdown_timeout`` seconds)."""
+    limit_arenas()  # before any thread (aiosqlite's, the thread pool's) allocates
     config = uvicorn.Config(
         APP_FACTORY,
         factory=True,
@@ -36,6 +58,9 @@ def run_worker(*, fd: int | None = None, host: str = "127.0.0.1", port: int = 13
         # uvicorn's default trusts them from 127.0.0.1, so any local client could pick the
         # address the rate limit counts it under.
         proxy_headers=False,
+        timeout_graceful_shutdown=None
+        if shutdown_timeout is None
+        else max(1, math.ceil(shutdown_timeout)),
     )
     server = uvicorn.Server(config)
     if fd is None:
@@ -50,7 +75,36 @@ def run_worker(*, fd: int | None = None, host: str = "127.0.0.1", port: int = 13
         # socket(fileno=…) reads the family (IPv4, IPv6) from the descriptor itself;
         # uvicorn's own --fd assumes a Unix socket and would misread client addresses.
         sock = socket.socket(fileno=fd)
-    server.run(sockets=[sock])
+
+    async def heartbeat(fd: int) -> None:
+        await beat(fd, heartbeat_interval, lambda: server.started)
+        server.should_exit = True  # the supervisor is gone: an orphan would serve for ever
+
+    async def serve() -> None:
+        state = server.server_state
+        helpers = [
+            asyncio.create_task(
+                trim_when_idle(lambda: state.total_requests, lambda: len(state.tasks))
+            )
+        ]
+        if heartbeat_fd is not None:
+            helpers.append(asyncio.create_task(heartbeat(heartbeat_fd)))
+        if os.environ.get(TEST_HANG) == "1":
+            asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, _spin)
+        try:
+            await server.serve(sockets=[sock])
+        finally:
+            for helper in helpers:
+                helper.cancel()
+
+    with asyncio.Runner(loop_factory=config.get_loop_factory()) as runner:
+        runner.run(serve())
+
+
+def _spin() -> None:
+    """A blocked event loop, as a CPU-bound bug would block it (``TEST_HANG``)."""
+    while True:
+        pass
 
 
 def main() -> None:
@@ -58,8 +112,18 @@ def main() -> None:
     parser.add_argument("--fd", type=int, help="an inherited listening socket")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=1337)
+    parser.add_argument("--heartbeat-fd", type=int, help="a pipe to the supervisor")
+    parser.add_argument("--heartbeat-interval", type=float, default=1.0)
+    parser.add_argument("--shutdown-timeout", type=float, help="seconds to finish requests")
     args = parser.parse_args()
-    run_worker(fd=args.fd, host=args.host, port=args.port)
+    run_worker(
+        fd=args.fd,
+        host=args.host,
+        port=args.port,
+        heartbeat_fd=args.heartbeat_fd,
+        heartbeat_interval=args.heartbeat_interval,
+        shutdown_timeout=args.shutdown_timeout,
+    )
 
 
 if __name__ == "__main__":

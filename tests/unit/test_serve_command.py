@@ -5,10 +5,11 @@ from __future__ import annotations
 import sys
 
 from contentapi import cli
+from contentapi.config import Settings
 
 
 def test_one_worker_is_the_server_itself():
-    command = cli.serve_command("0.0.0.0", 1337, 1)
+    command = cli.serve_command("0.0.0.0", 1337, 1, Settings(shutdown_timeout=12))
     assert command == [
         sys.executable,
         "-m",
@@ -17,11 +18,14 @@ def test_one_worker_is_the_server_itself():
         "0.0.0.0",
         "--port",
         "1337",
+        "--shutdown-timeout",
+        "12.0",
     ]
 
 
 def test_several_workers_run_under_the_supervisor():
-    command = cli.serve_command("127.0.0.1", 8080, 3)
+    command = cli.serve_command("127.0.0.1", 8080, 3, Settings(worker_timeout=7))
     assert command[1:3] == ["-m", "contentapi.supervisor"]
     assert command[command.index("--workers") + 1] == "3"
     assert command[command.index("--port") + 1] == "8080"
+    assert command[command.index("--worker-timeout") + 1] == "7.0"
