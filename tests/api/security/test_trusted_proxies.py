@@ -8,6 +8,7 @@ rate-limit count with every request. The in-process clients below connect from 1
 from __future__ import annotations
 
 import os
+import socket
 
 import httpx
 import pytest
@@ -75,6 +76,12 @@ def test_no_proxy_is_trusted_by_default_and_bad_entries_are_refused():
     ]
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def test_serve_leaves_forwarded_headers_to_the_app(monkeypatch: pytest.MonkeyPatch):
     captured: list[list[str]] = []
     monkeypatch.setattr(os, "execv", lambda path, command: captured.append(command))
@@ -84,8 +91,10 @@ def test_serve_leaves_forwarded_headers_to_the_app(monkeypatch: pytest.MonkeyPat
     assert captured and captured[0][1:3] == ["-m", "contentapi.worker"]
     # uvicorn's own default (proxy headers on) trusts X-Forwarded-For from 127.0.0.1.
     configs: list[uvicorn.Config] = []
-    monkeypatch.setattr(
-        uvicorn.Server, "run", lambda server, sockets=None: configs.append(server.config)
-    )
-    worker.run_worker(host="127.0.0.1", port=1)
+
+    async def serve(server: uvicorn.Server, sockets: object = None) -> None:
+        configs.append(server.config)  # the worker's own loop awaits it; nothing serves
+
+    monkeypatch.setattr(uvicorn.Server, "serve", serve)
+    worker.run_worker(host="127.0.0.1", port=_free_port())
     assert configs and configs[0].proxy_headers is False
