@@ -100,6 +100,11 @@ class Dialect(ABC):
         """Serialise the transactions that take ``key`` until each ends."""
 
     @abstractmethod
+    async def follow_ids(self, conn: AsyncConnection, table: Table) -> None:
+        """After rows were written with their own ids (an import), the next id generated for
+        ``table`` follows the largest one."""
+
+    @abstractmethod
     async def lock_each(
         self, conn: AsyncConnection, table_key: int, targets: Sequence[int]
     ) -> None:
@@ -218,6 +223,9 @@ class SQLite(Dialect):
     async def lock(self, conn: AsyncConnection, key: int) -> None:
         return None  # writers already run one at a time (BEGIN IMMEDIATE)
 
+    async def follow_ids(self, conn: AsyncConnection, table: Table) -> None:
+        return None  # SQLite's next rowid is already the largest one plus one
+
     async def lock_each(
         self, conn: AsyncConnection, table_key: int, targets: Sequence[int]
     ) -> None:
@@ -303,6 +311,15 @@ class PostgreSQL(Dialect):
 
     async def lock(self, conn: AsyncConnection, key: int) -> None:
         await conn.execute(_LOCK, {"key": key})
+
+    async def follow_ids(self, conn: AsyncConnection, table: Table) -> None:
+        await conn.execute(
+            text(
+                "SELECT setval(pg_get_serial_sequence(:table, 'id'), "
+                f'COALESCE((SELECT MAX(id) FROM "{table.name}"), 0) + 1, false)'
+            ),
+            {"table": f'"{table.name}"'},
+        )
 
     async def lock_each(
         self, conn: AsyncConnection, table_key: int, targets: Sequence[int]

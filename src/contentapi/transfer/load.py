@@ -16,9 +16,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Table, delete, func, insert, select, text
+from sqlalchemy import Table, delete, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.dialect import dialect_of
 from contentapi.db.locales import DEFAULT_LOCALE_KEY
 from contentapi.db.system import i18n_locales
 from contentapi.db.tables import ContentTables
@@ -292,17 +293,10 @@ class _Loader:
                 await set_default_locale(self.conn, code)
 
     async def move_sequences(self) -> None:
-        """PostgreSQL: the next id of each filled table after the largest one inserted."""
-        if self.conn.dialect.name != "postgresql":
-            return
+        """The next id of each filled table after the largest one inserted."""
+        dialect = dialect_of(self.conn)
         for table in self.touched:
-            await self.conn.execute(
-                text(
-                    "SELECT setval(pg_get_serial_sequence(:table, 'id'), "
-                    f'COALESCE((SELECT MAX(id) FROM "{table.name}"), 0) + 1, false)'
-                ),
-                {"table": f'"{table.name}"'},
-            )
+            await dialect.follow_ids(self.conn, table)
 
 
 def _parse(kind: str, value: Any, uid: str, key: str) -> Any:
