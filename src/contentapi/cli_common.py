@@ -9,7 +9,8 @@ configuration, model or database problem the same way.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -18,6 +19,11 @@ from typer.core import TyperArgument, TyperCommand
 from contentapi.config import Settings
 from contentapi.schema import ModelErrors, Registry
 from contentapi.settings_loader import ConfigError, load_settings
+
+if TYPE_CHECKING:
+    from contentapi.runtime import Runtime
+
+T = TypeVar("T")
 
 __all__ = [
     "PlainHelpCommand",
@@ -80,6 +86,35 @@ def database_reachable(settings: Settings) -> None:
         asyncio.run(probe_database(settings.database_url))
     except DatabaseUnreachable as error:
         raise fail(str(error)) from None
+
+
+def on_started_runtime(
+    work: Callable[[Runtime], Awaitable[T]],
+    refusal: type[Exception],
+    wording: Callable[[Exception], str] = str,
+) -> T:
+    """Run ``work`` on a started runtime (settings, models and database checked first, each
+    problem one line and exit 2), stopped afterwards; a ``refusal`` raised by ``work`` is one
+    line (``wording``) and exit 2 — the commands that change data (`locales`, `import`)."""
+    from contentapi.runtime import Runtime
+
+    settings = read_settings()
+    if load_checked_models(settings, quiet=True) is None:
+        raise typer.Exit(1)
+    database_reachable(settings)
+    runtime = Runtime.build(settings)
+
+    async def run() -> T:
+        try:
+            await runtime.start()
+            return await work(runtime)
+        finally:
+            await runtime.stop()
+
+    try:
+        return asyncio.run(run())
+    except refusal as refused:
+        raise fail(wording(refused)) from None
 
 
 def load_checked_models(settings: Settings, *, quiet: bool = False) -> Registry | None:

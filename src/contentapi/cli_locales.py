@@ -8,7 +8,6 @@ notifies it (``contentapi_locales``), and on SQLite it reads the locales every t
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -19,11 +18,8 @@ from rich.table import Table
 from contentapi.cli_common import (
     PlainHelpCommand,
     counted,
-    database_reachable,
     err,
-    fail,
-    load_checked_models,
-    read_settings,
+    on_started_runtime,
 )
 
 if TYPE_CHECKING:
@@ -45,26 +41,12 @@ def _in_transaction(work: Callable[[Runtime, AsyncConnection], Awaitable[T]]) ->
     """Start the runtime (migrations, ``CONTENTAPI_LOCALES``), run ``work`` in one write
     transaction; a refusal (``LocaleRefused``) is one line and exit 2, nothing written."""
     from contentapi.i18n.manage import LocaleRefused
-    from contentapi.runtime import Runtime
 
-    settings = read_settings()
-    if load_checked_models(settings, quiet=True) is None:
-        raise typer.Exit(1)
-    database_reachable(settings)
-    runtime = Runtime.build(settings)
+    async def in_transaction(runtime: Runtime) -> T:
+        async with runtime.database.write() as conn:
+            return await work(runtime, conn)
 
-    async def run() -> T:
-        try:
-            await runtime.start()
-            async with runtime.database.write() as conn:
-                return await work(runtime, conn)
-        finally:
-            await runtime.stop()
-
-    try:
-        return asyncio.run(run())
-    except LocaleRefused as refused:
-        raise fail(str(refused)) from None
+    return on_started_runtime(in_transaction, LocaleRefused)
 
 
 @locales_app.command("list")

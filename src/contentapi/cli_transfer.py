@@ -8,7 +8,6 @@ server's models cannot hold is one line and exit 2, with nothing written.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
@@ -17,11 +16,9 @@ import typer
 
 from contentapi.cli_common import (
     counted,
-    database_reachable,
     err,
     fail,
-    load_checked_models,
-    read_settings,
+    on_started_runtime,
 )
 
 if TYPE_CHECKING:
@@ -43,26 +40,11 @@ KeyOption = Annotated[
 
 
 def _with_runtime(work: Callable[[Runtime], Awaitable[T]]) -> T:
-    from contentapi.runtime import Runtime
     from contentapi.transfer.archive import ArchiveError
 
-    settings = read_settings()
-    if load_checked_models(settings, quiet=True) is None:
-        raise typer.Exit(1)
-    database_reachable(settings)
-    runtime = Runtime.build(settings)
-
-    async def run() -> T:
-        try:
-            await runtime.start()
-            return await work(runtime)
-        finally:
-            await runtime.stop()
-
-    try:
-        return asyncio.run(run())
-    except ArchiveError as error:
-        raise fail(f"cannot import: {error}; nothing was written") from None
+    return on_started_runtime(
+        work, ArchiveError, lambda error: f"cannot import: {error}; nothing was written"
+    )
 
 
 def export_command(
