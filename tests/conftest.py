@@ -182,12 +182,49 @@ def test_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+class SharedApps:
+    """The example-models app of each backend, started on first use, kept for the session.
+
+    ``backend`` is a session-scoped parameter, but ``--dist loadfile`` hands a worker whole
+    files, so a worker's tests switch backend at nearly every file; a fixture parametrized by
+    it would start its app again at each switch (a second on PostgreSQL). These outlive it.
+    """
+
+    def __init__(self, tmp: Path, models: Path) -> None:
+        self.tmp = tmp
+        self.models = models
+        self.handles: dict[str, AppHandle] = {}
+        self.databases: list[Databases] = []
+
+    async def get(self, backend: str) -> AppHandle:
+        if backend not in self.handles:
+            databases = Databases(backend, self.tmp)
+            self.databases.append(databases)
+            url = await databases.new_url()
+            handle = AppHandle(create_app(make_settings(url, self.models)))
+            await handle.__aenter__()
+            self.handles[backend] = handle
+        return self.handles[backend]
+
+    async def close(self) -> None:
+        for handle in self.handles.values():
+            await handle.__aexit__()
+        for databases in self.databases:
+            await databases.drop_all()
+
+
 @pytest.fixture(scope="session")
-async def shared_app(databases: Databases, test_models: Path) -> AsyncIterator[AppHandle]:
-    handle = AppHandle(create_app(make_settings(await databases.new_url(), test_models)))
-    await handle.__aenter__()
-    yield handle
-    await handle.__aexit__()
+async def shared_apps(
+    tmp_path_factory: pytest.TempPathFactory, test_models: Path
+) -> AsyncIterator[SharedApps]:
+    apps = SharedApps(tmp_path_factory.mktemp("shared"), test_models)
+    yield apps
+    await apps.close()
+
+
+@pytest.fixture(scope="session")
+async def shared_app(backend: str, shared_apps: SharedApps) -> AppHandle:
+    return await shared_apps.get(backend)
 
 
 async def _empty_content_tables(runtime: Runtime) -> None:
