@@ -38,8 +38,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -n auto --dist loadfile
 
 # Hand-run fuzzing: the properties of tests/api/security/test_fuzz_*.py with FUZZ_EXAMPLES times
-# their examples (6: about 13,800 requests per database), on SQLite and PostgreSQL, ~10 min.
-FUZZ_EXAMPLES ?= 6
+# their examples (24: about 13,800 requests per database), on SQLite and PostgreSQL, ~10 min.
+FUZZ_EXAMPLES ?= 24
 fuzz: $(STAMP)
 	CONTENTAPI_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/api/security -k fuzz -p no:cacheprovider
 

@@ -44,7 +44,8 @@ __all__ = [
 ]
 
 SEED = 14
-#: ``make fuzz`` sets it (e.g. 40): every property runs that many times more examples.
+#: ``make fuzz`` sets it (24 by default): every property runs that many times more examples
+#: than in ``make test``, whose counts are kept small for the suite's time.
 SCALE = max(1, int(os.environ.get("CONTENTAPI_FUZZ_EXAMPLES", "1")))
 
 #: ``STATS["sqlite requests"]``, ``STATS["postgres 4xx"]``, … for the session summary.

@@ -198,7 +198,7 @@ def query_request(draw: st.DrawFn) -> dict[str, Any]:
     return {"query": document, "variables": variables}
 
 
-@fuzz(400)
+@fuzz(100)
 @given(
     payload=st.one_of(
         query_request(),
@@ -299,7 +299,7 @@ def mutation_request(draw: st.DrawFn) -> dict[str, Any]:
     return {"query": document, "variables": variables}
 
 
-@fuzz(200)
+@fuzz(50)
 @given(payload=mutation_request())
 async def test_fuzzed_graphql_mutations_leave_nothing_on_error(blog, backend, payload):
     before = await snapshot(blog)

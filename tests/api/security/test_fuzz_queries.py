@@ -297,7 +297,7 @@ def read_request(draw: st.DrawFn) -> tuple[str, str]:
     return f"/api/{model['plural']}/{entry}", query
 
 
-@fuzz(800)
+@fuzz(200)
 @given(request=read_request(), anonymous=st.integers(0, 9))
 async def test_fuzzed_read_queries_answer_in_the_contract_shape(blog, backend, request, anonymous):
     path, query = request
@@ -312,7 +312,7 @@ _WIDE_VALUES = st.one_of(
 )
 
 
-@fuzz(30)
+@fuzz(8)
 @given(
     uid=st.sampled_from(COLLECTIONS),
     shape=st.sampled_from(["params", "array", "or", "nested"]),

@@ -86,7 +86,7 @@ BODIES = st.one_of(
 )
 
 
-@fuzz(200)
+@fuzz(50)
 @given(
     method=st.sampled_from(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"]),
     path=st.sampled_from(PATHS),
@@ -126,7 +126,7 @@ _DOCUMENTS = st.one_of(
 )
 
 
-@fuzz(200)
+@fuzz(50)
 @given(
     transport=st.sampled_from(["get", "batch", "raw"]),
     documents=st.lists(_DOCUMENTS, min_size=1, max_size=4),

@@ -60,7 +60,7 @@ USER_ROUTES = [
 ]
 
 
-@fuzz(150)
+@fuzz(40)
 @given(
     route=st.sampled_from(USER_ROUTES),
     body=st.one_of(USER_BODIES, USER_BODIES, ANY_JSON.map(finite)),
@@ -145,7 +145,7 @@ def upload_form(draw: st.DrawFn) -> tuple[dict[str, str], list[tuple[str, Any]]]
     return {k: v.replace("\x00", "") for k, v in fields.items()}, files
 
 
-@fuzz(60)
+@fuzz(15)
 @given(form=upload_form())
 async def test_fuzzed_uploads_answer_in_the_contract_shape(blog, backend, form):
     fields, files = form
@@ -157,7 +157,7 @@ async def test_fuzzed_uploads_answer_in_the_contract_shape(blog, backend, form):
         assert await snapshot(blog) == before, (response.status_code, response.text)
 
 
-@fuzz(60)
+@fuzz(15)
 @given(
     method=st.sampled_from(["GET", "DELETE", "GET"]),
     target=st.one_of(

@@ -171,7 +171,7 @@ def _required(uid: str, n: int) -> dict[str, Any]:
     }.get(uid, {})
 
 
-@fuzz(200)
+@fuzz(50)
 @given(request=write_request())
 async def test_fuzzed_writes_answer_in_the_contract_shape_and_leave_nothing_on_4xx(
     blog, backend, request
