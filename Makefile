@@ -64,7 +64,7 @@ diff-corpus: $(STAMP)
 # Hand-run soak test: mixed REST and GraphQL reads and writes against `contentapi serve
 # --workers 2` on a fresh PostgreSQL database (BENCH_POSTGRES), an hour by default; reports
 # 5xx answers, RSS and open-descriptor slopes, and checks every acknowledged write is there.
-# SOAK_ARGS="--duration 180" for 3 minutes. A 10-second version runs in `make test`.
+# SOAK_ARGS="--duration 180" for 3 minutes. A 5-second version runs in `make test`.
 soak: $(STAMP)
 	$(BIN)/python -m bench.soak $(SOAK_ARGS)
 
