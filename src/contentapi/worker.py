@@ -23,7 +23,7 @@ import sys
 
 import uvicorn
 
-from contentapi.heartbeat import beat
+from contentapi.heartbeat import send_beat
 from contentapi.listening import AddressError, bind
 from contentapi.memory import limit_arenas, trim_when_idle
 
@@ -77,7 +77,14 @@ def run_worker(
         sock = socket.socket(fileno=fd)
 
     async def heartbeat(fd: int) -> None:
-        await beat(fd, heartbeat_interval, lambda: server.started)
+        """A beat every interval once uvicorn serves, from this loop: the beats stop when the
+        loop stops turning (``heartbeat.py``)."""
+        os.set_blocking(fd, False)
+        try:
+            while not server.started or send_beat(fd):
+                await asyncio.sleep(heartbeat_interval)
+        finally:
+            os.close(fd)
         server.should_exit = True  # the supervisor is gone: an orphan would serve for ever
 
     async def serve() -> None:
