@@ -220,28 +220,29 @@ def test_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 class SharedApps:
-    """The example-models app of each backend, started on first use, kept for the session.
+    """Apps kept for the whole session of a worker, one per backend, models and settings.
 
     ``backend`` is a session-scoped parameter, but ``--dist loadfile`` hands a worker whole
     files, so a worker's tests switch backend at nearly every file; a fixture parametrized by
     it would start its app again at each switch (a second on PostgreSQL). These outlive it.
     """
 
-    def __init__(self, tmp: Path, models: Path) -> None:
+    def __init__(self, tmp: Path) -> None:
         self.tmp = tmp
-        self.models = models
-        self.handles: dict[str, AppHandle] = {}
+        self.handles: dict[tuple[str, Path, tuple[tuple[str, object], ...]], AppHandle] = {}
         self.databases: list[Databases] = []
 
-    async def get(self, backend: str) -> AppHandle:
-        if backend not in self.handles:
+    async def get(self, backend: str, models: Path, **overrides: object) -> AppHandle:
+        """The app of these models and settings on ``backend``, started on first use."""
+        key = (backend, models, tuple(sorted(overrides.items())))
+        if key not in self.handles:
             databases = Databases(backend, self.tmp)
             self.databases.append(databases)
-            url = await databases.new_url()
-            handle = AppHandle(create_app(make_settings(url, self.models)))
+            settings = make_settings(await databases.new_url(), models, **overrides)
+            handle = AppHandle(create_app(settings))
             await handle.__aenter__()
-            self.handles[backend] = handle
-        return self.handles[backend]
+            self.handles[key] = handle
+        return self.handles[key]
 
     async def close(self) -> None:
         for handle in self.handles.values():
@@ -251,17 +252,29 @@ class SharedApps:
 
 
 @pytest.fixture(scope="session")
-async def shared_apps(
-    tmp_path_factory: pytest.TempPathFactory, test_models: Path
-) -> AsyncIterator[SharedApps]:
-    apps = SharedApps(tmp_path_factory.mktemp("shared"), test_models)
+async def shared_apps(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[SharedApps]:
+    apps = SharedApps(tmp_path_factory.mktemp("shared"))
     yield apps
     await apps.close()
 
 
 @pytest.fixture(scope="session")
-async def shared_app(backend: str, shared_apps: SharedApps) -> AppHandle:
-    return await shared_apps.get(backend)
+async def shared_app(backend: str, shared_apps: SharedApps, test_models: Path) -> AppHandle:
+    return await shared_apps.get(backend, test_models)
+
+
+@pytest.fixture
+def reused_app(backend: str, shared_apps: SharedApps) -> StartApp:
+    """``start_app`` for a file whose every test wants an app of its own models or settings:
+    that app is started once per worker and, like ``app``, its tables are emptied before each
+    test. Not for tests that leave files, connections or extension state behind."""
+
+    async def get(models: Path = MODELS, **overrides: object) -> AppHandle:
+        handle = await shared_apps.get(backend, models, **overrides)
+        await _empty_content_tables(handle.runtime)
+        return handle
+
+    return get
 
 
 async def _empty_content_tables(runtime: Runtime) -> None:

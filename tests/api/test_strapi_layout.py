@@ -33,9 +33,9 @@ RESTAURANT = {
 
 
 @pytest.fixture
-async def project(start_app, admin) -> AppHandle:
+async def project(reused_app, admin) -> AppHandle:
     """The fixture project, from its root, the rating plugin's field declared by setting."""
-    return await start_app(PROJECT, custom_fields="plugin::rating.stars=integer")
+    return await reused_app(PROJECT, custom_fields="plugin::rating.stars=integer")
 
 
 async def _create(handle: AppHandle, admin: dict[str, str], data: dict[str, Any]) -> dict:

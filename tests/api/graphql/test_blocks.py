@@ -19,8 +19,8 @@ CREATE = """mutation($d: PostInput!) {
 
 
 @pytest.fixture
-async def blog(start_app) -> AppHandle:
-    return await start_app(MODELS)
+async def blog(reused_app) -> AppHandle:
+    return await reused_app(MODELS)
 
 
 async def _field_types(blog: AppHandle, name: str, fields: str = "fields") -> dict[str, str]:

@@ -274,8 +274,8 @@ def test_a_module_that_does_not_compile_is_one_line_naming_file_and_line(monkeyp
 
 
 @pytest.fixture
-async def extended(start_app) -> Any:
-    handle = await start_app(extensions=f"{LIBRARY},{SECOND}")
+async def extended(reused_app) -> Any:
+    handle = await reused_app(extensions=f"{LIBRARY},{SECOND}")
     await seed_blog(handle)
     return handle
 

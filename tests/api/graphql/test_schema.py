@@ -90,9 +90,9 @@ async def served_schema(client: Any) -> GraphQLSchema:
 
 
 @pytest.fixture
-async def examples(start_app):
+async def examples(reused_app):
     """An app with exactly the example models (the reference Strapi was given these)."""
-    return await start_app()
+    return await reused_app()
 
 
 async def test_schema_matches_the_reference_strapi_apart_from_listed_differences(examples):

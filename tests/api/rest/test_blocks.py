@@ -71,8 +71,8 @@ RICH = [
 
 
 @pytest.fixture
-async def blog(start_app) -> AppHandle:
-    return await start_app(MODELS)
+async def blog(reused_app) -> AppHandle:
+    return await reused_app(MODELS)
 
 
 async def _post(handle: AppHandle, admin, plural: str, data: dict[str, Any]) -> Any:

@@ -30,8 +30,8 @@ def test_the_defaults():
 
 
 @pytest.fixture
-async def small(start_app):
-    return await start_app(body_limit=2000, query_string_limit=1000, upload_max_size=50_000)
+async def small(reused_app):
+    return await reused_app(body_limit=2000, query_string_limit=1000, upload_max_size=50_000)
 
 
 async def test_a_query_string_over_the_limit_is_414(small):
