@@ -13,6 +13,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -24,6 +26,8 @@ from contentapi.supervisor import Supervisor
 from tests.conftest import ADMIN_TOKEN, MODELS
 
 READY = "Application startup complete"
+#: the supervisor heard a worker's first heartbeat
+BEATING = "is serving (its first heartbeat)"
 CONTENTAPI = str(Path(sys.executable).parent / "contentapi")
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
@@ -97,16 +101,19 @@ def log(folder: Path) -> _Log:
     return _Log(folder / "serve.log")
 
 
-@pytest.fixture(scope="module")
-def served(folder: Path, log: _Log):
-    tmp_path = folder
+@contextmanager
+def _serving(
+    folder: Path, log: _Log, workers: int
+) -> Iterator[tuple[subprocess.Popen[bytes], psutil.Process, str]]:
+    """``contentapi serve --workers N`` on a SQLite database in ``folder``, every worker
+    ready; the supervisor and its workers killed at the end."""
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CONTENTAPI_")}
     env.update(
-        CONTENTAPI_DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path / 'data.db'}",
+        CONTENTAPI_DATABASE_URL=f"sqlite+aiosqlite:///{folder / 'data.db'}",
         CONTENTAPI_CONTENT_TYPES_DIR=str(MODELS),
         CONTENTAPI_ADMIN_TOKEN=ADMIN_TOKEN,
-        CONTENTAPI_UPLOADS_DIR=str(tmp_path / "uploads"),
+        CONTENTAPI_UPLOADS_DIR=str(folder / "uploads"),
         CONTENTAPI_WORKER_TIMEOUT=str(WORKER_TIMEOUT),
         CONTENTAPI_SHUTDOWN_TIMEOUT="3",
         CONTENTAPI_TEST_HANG_ON_SIGUSR1="1",
@@ -114,7 +121,7 @@ def served(folder: Path, log: _Log):
     subprocess.run([CONTENTAPI, "migrate"], env=env, check=True, capture_output=True)
     with log.path.open("wb") as output:
         process = subprocess.Popen(
-            [CONTENTAPI, "serve", "--port", str(port), "--workers", "2"],
+            [CONTENTAPI, "serve", "--port", str(port), "--workers", str(workers)],
             env=env,
             stdout=output,
             stderr=subprocess.STDOUT,
@@ -123,16 +130,24 @@ def served(folder: Path, log: _Log):
     try:
         _wait_for(lambda: _answers(base))
         supervisor = psutil.Process(process.pid)
-        _wait_for(lambda: len(_workers(supervisor)) == 2)
-        _wait_for(lambda: log.count(READY) >= 2, what="both workers ready")
+        _wait_for(lambda: len(_workers(supervisor)) == workers)
+        _wait_for(lambda: log.count(READY) >= workers, what="every worker ready")
+        # before its first heartbeat a worker is starting (60 s allowed), not hung
+        _wait_for(lambda: log.count(BEATING) >= workers, what="every worker's first heartbeat")
         yield process, supervisor, base
     finally:
         if process.poll() is None:
-            workers = psutil.Process(process.pid).children(recursive=True)
+            children = psutil.Process(process.pid).children(recursive=True)
             process.kill()
-            for worker in workers:
-                worker.kill()
+            for child in children:
+                child.kill()
             process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def served(folder: Path, log: _Log):
+    with _serving(folder, log, 2) as running:
+        yield running
 
 
 def test_a_killed_worker_is_replaced(served, log):
@@ -378,3 +393,21 @@ def test_workers_stop_when_their_supervisor_is_gone(tmp_path: Path):
             if worker.poll() is None:
                 worker.kill()
                 worker.wait()
+
+
+def test_a_lone_hung_worker_is_replaced_too(tmp_path: Path):
+    """``serve --workers 1`` runs under the supervisor as well: with nobody else to answer,
+    a hung lone worker needs replacing most."""
+    log = _Log(tmp_path / "serve.log")
+    with _serving(tmp_path, log, 1) as (_process, supervisor, base):
+        (hung,) = _workers(supervisor)
+        ready = log.count(READY)
+        hung.send_signal(signal.SIGUSR1)  # its event loop spins for ever (TEST_HANG)
+        _wait_for(
+            lambda: not hung.is_running() or hung.status() == psutil.STATUS_ZOMBIE,
+            seconds=WORKER_TIMEOUT + START_BOUND,
+            what="the hung worker killed",
+        )
+        _wait_for(lambda: log.count(READY) == ready + 1, seconds=START_BOUND, what="its successor")
+        assert _answers(base)
+        assert f"Worker [{hung.pid}] has not answered" in log.text

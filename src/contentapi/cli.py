@@ -139,11 +139,13 @@ def serve(
 
 
 def serve_command(host: str, port: int, workers: int, settings: Settings) -> list[str]:
-    """The command line ``serve`` replaces itself with: one worker (``contentapi.worker``)
-    or a supervisor keeping ``workers`` of them on one socket (``contentapi.supervisor``)."""
+    """The command line ``serve`` replaces itself with: a supervisor keeping ``workers``
+    workers on one socket (``contentapi.supervisor``), or, for one worker with hang detection
+    off (``CONTENTAPI_WORKER_TIMEOUT=0``), that worker itself (``contentapi.worker``): a lone
+    worker whose event loop hangs has nobody else to answer, so it needs the supervisor most."""
     address = ["--host", host, "--port", str(port)]
     shutdown = ["--shutdown-timeout", str(settings.shutdown_timeout or 30)]
-    if workers == 1:
+    if workers == 1 and not settings.worker_timeout:
         return [sys.executable, "-m", "contentapi.worker", *address, *shutdown]
     supervisor = [sys.executable, "-m", "contentapi.supervisor", *address, *shutdown]
     return [

@@ -69,8 +69,9 @@ class Settings(BaseSettings):
     body_limit: int = 1024 * 1024
     #: bytes of a request's query string; more is 414
     query_string_limit: int = 64 * 1024
-    #: ``serve --workers N`` (N > 1): seconds a worker may go without a heartbeat from its event
-    #: loop (a blocked loop, a hung worker) before the supervisor kills and replaces it (0: never)
+    #: ``serve``: seconds a worker may go without a heartbeat from its event loop (a blocked
+    #: loop, a hung worker) before the supervisor kills and replaces it (0: never, and a single
+    #: worker then runs without a supervisor)
     worker_timeout: float = 30
     #: seconds a stopping worker (SIGTERM, SIGHUP's replacement) may take to finish the requests
     #: in flight before it is killed (0: the default, 30)

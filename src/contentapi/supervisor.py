@@ -1,8 +1,8 @@
 """Several worker processes on one listening socket, kept running and answering.
 
-``contentapi serve --workers N`` (N > 1) becomes this process. It binds the socket once, starts
-N workers (``python -m contentapi.worker --fd …``) that accept on it, and keeps N of them
-serving:
+``contentapi serve`` becomes this process (unless it runs one worker with hang detection
+off). It binds the socket once, starts N workers (``python -m contentapi.worker --fd …``) that
+accept on it, and keeps N of them serving:
 
 - a worker that dies is replaced;
 - a worker that hangs is replaced: each writes a heartbeat to a pipe from its event loop
@@ -174,7 +174,10 @@ class Supervisor:
             except OSError:
                 continue
             if data:
-                by_fd[fd].last_beat = now
+                worker = by_fd[fd]
+                if worker.last_beat is None:
+                    _say(f"Worker [{worker.process.pid}] is serving (its first heartbeat)")
+                worker.last_beat = now
         if not by_fd:
             time.sleep(timeout)
 

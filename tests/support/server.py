@@ -100,8 +100,10 @@ class ServerProcess:
         return sorted(child.pid for child in children if "resource_tracker" not in _cmd(child))
 
     def serving_pid(self) -> int:
-        """The one process that answers (the supervisor itself when ``workers`` is 1)."""
-        return self.pid if self.workers == 1 else self.worker_pids()[0]
+        """A process that answers: the first worker, or the server itself when it runs
+        without a supervisor (one worker, ``CONTENTAPI_WORKER_TIMEOUT=0``)."""
+        workers = self.worker_pids()
+        return workers[0] if workers else self.pid
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

@@ -86,6 +86,7 @@ def test_serve_leaves_forwarded_headers_to_the_app(monkeypatch: pytest.MonkeyPat
     captured: list[list[str]] = []
     monkeypatch.setattr(os, "execv", lambda path, command: captured.append(command))
     monkeypatch.setenv("CONTENTAPI_CONTENT_TYPES_DIR", str(MODELS))
+    monkeypatch.setenv("CONTENTAPI_WORKER_TIMEOUT", "0")  # one worker, no supervisor
     result = CliRunner().invoke(cli.app, ["serve", "--workers", "1"])
     assert result.exit_code == 0, result.output
     assert captured and captured[0][1:3] == ["-m", "contentapi.worker"]
