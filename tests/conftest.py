@@ -1,7 +1,9 @@
 """Fixtures: every API test runs on SQLite and on PostgreSQL.
 
-``backend`` is a session-scoped parameter, so pytest groups the tests of one backend together
-and starts one app per backend; ``client`` empties the content tables before each test.
+``backend`` is a session-scoped parameter; each worker starts the example-models app of each
+backend once and keeps it (``SharedApps``), and ``client`` empties its tables before each test.
+A file that needs its own models or settings in every test uses ``reused_app`` (started once,
+emptied per test), one that needs a fresh database ``start_app``.
 PostgreSQL is required, but need not be installed: ``tests/support/pgplugin.py`` picks the
 server once per run (``CONTENTAPI_TEST_POSTGRES_URL``, else the default address, else a
 throwaway server of the run's own: ``tests/support/pgsession.py``); a chosen server that
