@@ -21,7 +21,7 @@ from schemathesis.specs.openapi.checks import (
 from tests.conftest import ADMIN_TOKEN
 
 #: Examples per operation (hand runs may raise it: ``CONTENTAPI_SCHEMATHESIS_EXAMPLES=200``).
-EXAMPLES = int(os.environ.get("CONTENTAPI_SCHEMATHESIS_EXAMPLES", "10"))
+EXAMPLES = int(os.environ.get("CONTENTAPI_SCHEMATHESIS_EXAMPLES", "5"))
 #: ``positive`` (requests the document allows) in ``make test``; ``negative`` for a hand run
 #: (requests it forbids: they too must answer as documented, a 4xx).
 MODE = schemathesis.GenerationMode(os.environ.get("CONTENTAPI_SCHEMATHESIS_MODE", "positive"))
