@@ -431,19 +431,6 @@ def _nulled_where_strapi_never_read(ours: dict[str, Any], theirs: dict[str, Any]
     return any(path not in read for path in _key_paths(ours.get("data"), nulls=True))
 
 
-def _over_the_budget(answer: dict[str, Any]) -> bool:
-    """Refused by ``CONTENTAPI_GRAPHQL_COST_LIMIT`` (docs/differences-from-strapi.md)."""
-    errors = answer.get("errors") or []
-    return (
-        len(errors) == 1
-        and re.match(
-            r"The (query|batch of \d+ operations) costs \d+, more than the limit of \d+",
-            str(errors[0].get("message")),
-        )
-        is not None
-    )
-
-
 def _codes(answer: dict[str, Any]) -> list[Any]:
     return sorted({str(e.get("code")) for e in answer.get("errors") or [] if isinstance(e, dict)})
 
@@ -486,10 +473,6 @@ def _compare(doc: Doc, ours: dict[str, Any], theirs: dict[str, Any]) -> GraphqlV
                 kind,
                 "beyond the listed differences: nested filters validated up front",
                 detail,
-            )
-        if a_codes == ["BAD_USER_INPUT"] and not b_codes and _over_the_budget(ours):
-            return GraphqlVerdict(
-                False, kind, "on purpose: a GraphQL operation costing more than the limit", detail
             )
         crash = " ".join(str(e.get("message")) for e in theirs.get("errors") or [])
         if not a_codes and b_codes == ["INTERNAL_SERVER_ERROR"] and a_status == b_status:

@@ -213,26 +213,3 @@ def test_a_nested_filter_error_on_rows_strapi_never_read_is_expected():
     assert "nested filters validated up front" in verdict.expected
     # where Strapi did read the field and found nothing wrong, the difference is a defect
     assert not compare_graphql(nested, answer([quote], error), answer([read])).expected
-
-
-def test_an_operation_over_the_cost_budget_is_expected():
-    # seed 11: a categories page with `limit: -1` and nested lists costs 166,402 — refused
-    # here (CONTENTAPI_GRAPHQL_COST_LIMIT), answered by Strapi
-    text = "{ articles { data { id } } }"
-    normalizer = GraphqlNormalizer(Ids())
-    over = {
-        "errors": [
-            {
-                "message": "The query costs 166402, more than the limit of 100000: each field …",
-                "extensions": {"code": "BAD_USER_INPUT"},
-            }
-        ]
-    }
-    ours = normalizer.answer(text, {}, GraphqlAnswer(400, json.dumps(over)))
-    theirs = normalizer.answer(
-        text, {}, GraphqlAnswer(200, json.dumps({"data": {"articles": {"data": []}}}))
-    )
-    assert "costing more than the limit" in compare_graphql(_doc(text), ours, theirs).expected
-    other = {"errors": [{"message": "Invalid", "extensions": {"code": "BAD_USER_INPUT"}}]}
-    refused = normalizer.answer(text, {}, GraphqlAnswer(400, json.dumps(other)))
-    assert not compare_graphql(_doc(text), refused, theirs).expected
