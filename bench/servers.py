@@ -23,6 +23,7 @@ __all__ = [
     "Sampler",
     "StrapiServer",
     "analyze_database",
+    "process_tree",
     "recreate_database",
 ]
 
@@ -168,7 +169,8 @@ class StrapiServer:
         return psutil.Process(self.pid) if self.pid else None
 
 
-def _tree(pid: int) -> list[psutil.Process]:
+def process_tree(pid: int) -> list[psutil.Process]:
+    """A process and its descendants (empty once it is gone)."""
     try:
         root = psutil.Process(pid)
         return [root, *root.children(recursive=True)]
@@ -206,7 +208,7 @@ class Sampler:
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def __enter__(self) -> Sampler:
-        self._server_start = _cpu(_tree(self.pid))
+        self._server_start = _cpu(process_tree(self.pid))
         self._pg = _postgres()
         self._pg_start = _cpu(self._pg)
         self._thread = threading.Thread(target=self._sample, daemon=True)
@@ -216,7 +218,7 @@ class Sampler:
     def _sample(self) -> None:
         while not self._stop.is_set():
             rss = 0
-            for process in _tree(self.pid):
+            for process in process_tree(self.pid):
                 try:
                     rss += process.memory_info().rss
                 except psutil.Error:
@@ -227,5 +229,5 @@ class Sampler:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
-        self.server_cpu = _cpu(_tree(self.pid)) - self._server_start
+        self.server_cpu = _cpu(process_tree(self.pid)) - self._server_start
         self.postgres_cpu = _cpu(self._pg) - self._pg_start

@@ -30,6 +30,8 @@ from pathlib import Path
 import httpx
 import psutil
 
+from bench.servers import process_tree
+
 __all__ = ["SoakReport", "run_soak"]
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,17 +103,9 @@ class SoakReport:
         ]
 
 
-def _tree(pid: int) -> list[psutil.Process]:
-    try:
-        root = psutil.Process(pid)
-        return [root, *root.children(recursive=True)]
-    except psutil.Error:
-        return []
-
-
 def _measure(pid: int) -> tuple[int, int]:
     rss = fds = 0
-    for process in _tree(pid):
+    for process in process_tree(pid):
         try:
             rss += process.memory_info().rss
             fds += process.num_fds()

@@ -7,7 +7,6 @@ start-up: it adds a missing locale and never moves the default."""
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,8 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from contentapi.cli import app
-from tests.conftest import ADMIN_TOKEN, MODELS, Databases
+from tests.conftest import ADMIN_TOKEN, Databases
+from tests.support.cli_env import cli_environment
 from tests.support.waiting import eventually
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -28,13 +28,7 @@ async def server(databases: Databases, start_app, tmp_path: Path, monkeypatch: p
     command runs its own event loop)."""
     url = await databases.new_url()
     handle = await start_app(database_url=url)
-    for name in list(os.environ):
-        if name.upper().startswith("CONTENTAPI_"):
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CONTENTAPI_DATABASE_URL", url)
-    monkeypatch.setenv("CONTENTAPI_CONTENT_TYPES_DIR", str(MODELS))
-    monkeypatch.setenv("CONTENTAPI_API_TOKEN_SALT", "test-salt")
+    cli_environment(monkeypatch, tmp_path, url)
 
     async def cli(*args: str) -> Result:
         return await asyncio.to_thread(CliRunner().invoke, app, ["locales", *args])

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import os
 import tarfile
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,8 @@ from typer.testing import CliRunner
 from contentapi.cli import app as cli_app
 from contentapi.transfer.archive import read_archive, write_archive
 from contentapi.transfer.service import export_file, import_file
-from tests.conftest import ADMIN_TOKEN, MODELS, AppHandle, Databases
+from tests.conftest import ADMIN_TOKEN, AppHandle, Databases
+from tests.support.cli_env import cli_environment
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transfer"
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -100,14 +100,7 @@ async def server(databases: Databases, start_app, tmp_path: Path, monkeypatch: p
     url = await databases.new_url()
     uploads = tmp_path / "uploads"
     handle = await start_app(database_url=url, uploads_dir=uploads)
-    for name in list(os.environ):
-        if name.upper().startswith("CONTENTAPI_"):
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CONTENTAPI_DATABASE_URL", url)
-    monkeypatch.setenv("CONTENTAPI_CONTENT_TYPES_DIR", str(MODELS))
-    monkeypatch.setenv("CONTENTAPI_API_TOKEN_SALT", "test-salt")
-    monkeypatch.setenv("CONTENTAPI_UPLOADS_DIR", str(uploads))
+    cli_environment(monkeypatch, tmp_path, url, uploads_dir=str(uploads))
 
     async def cli(*args: str) -> Result:
         return await asyncio.to_thread(CliRunner().invoke, cli_app, list(args))
