@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from contentapi.cli import app
 from tests.conftest import ADMIN_TOKEN, Databases
-from tests.support.cli_env import cli_environment
+from tests.support.cli_env import assert_refused, cli_environment
 from tests.support.waiting import eventually
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -41,14 +41,6 @@ async def _locales(server) -> list[tuple[str, str, bool]]:
     response = await server.client.get("/api/i18n/locales", headers=ADMIN)
     assert response.status_code == 200, response.text
     return [(loc["code"], loc["name"], loc["isDefault"]) for loc in response.json()]
-
-
-def _refused(result: Result, *expected: str) -> None:
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for text in expected:
-        assert text in lines[0], lines[0]
 
 
 async def _article(server, title: str, locale: str | None = None) -> dict:
@@ -95,10 +87,10 @@ async def test_add_makes_a_locale_the_running_server_writes_in(server):
 
 async def test_add_refuses_an_unknown_code_a_duplicate_and_a_long_name(server):
     before = await _locales(server)
-    _refused(await server.cli("add", "xx"), "'xx' is not one of Strapi's ISO locale codes")
-    _refused(await server.cli("add", "en_US"), "did you mean 'en-US'?")
-    _refused(await server.cli("add", "fr"), "this locale already exists: 'fr'")
-    _refused(await server.cli("add", "de", "--name", "x" * 51), "at most 50 characters")
+    assert_refused(await server.cli("add", "xx"), "'xx' is not one of Strapi's ISO locale codes")
+    assert_refused(await server.cli("add", "en_US"), "did you mean 'en-US'?")
+    assert_refused(await server.cli("add", "fr"), "this locale already exists: 'fr'")
+    assert_refused(await server.cli("add", "de", "--name", "x" * 51), "at most 50 characters")
     assert await _locales(server) == before
 
 
@@ -130,7 +122,7 @@ async def test_default_moves_is_default_and_the_reads_without_locale(server):
     await eventually(read_in_french, "a read without locale in the new default")
     created = await _article(server, "Nouveau")
     assert created["attributes"]["locale"] == "fr"  # a create without locale: the default
-    _refused(await server.cli("default", "de"), "there is no locale 'de'")
+    assert_refused(await server.cli("default", "de"), "there is no locale 'de'")
     assert (await _locales(server))[1] == ("fr", "French (fr)", True)
 
 
@@ -149,13 +141,15 @@ async def _hello_in_english_and_french(server) -> tuple[int, int]:
 async def test_remove_refuses_the_default_and_unconfirmed_entries(server):
     await _hello_in_english_and_french(server)
     before = await _locales(server)
-    _refused(await server.cli("remove", "en", "--yes"), "cannot delete the default locale 'en'")
-    _refused(
+    assert_refused(
+        await server.cli("remove", "en", "--yes"), "cannot delete the default locale 'en'"
+    )
+    assert_refused(
         await server.cli("remove", "fr"),
         "1 entry written in 'fr' would be deleted with it",
         "--yes",
     )
-    _refused(await server.cli("remove", "de"), "there is no locale 'de'")
+    assert_refused(await server.cli("remove", "de"), "there is no locale 'de'")
     assert await _locales(server) == before
     assert await _titles(server, "locale=fr&publicationState=preview") == ["Bonjour"]
 

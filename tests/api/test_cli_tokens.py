@@ -5,7 +5,6 @@ names validated before anything is written, secrets never listed, revocation eff
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,8 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from contentapi.cli import app
-from tests.conftest import MODELS, Databases
+from tests.conftest import Databases
+from tests.support.cli_env import cli_environment
 from tests.support.waiting import eventually
 
 SALT = "test-salt"  # the app of ``start_app`` hashes with it too
@@ -24,13 +24,7 @@ async def tokens(databases: Databases, tmp_path: Path, monkeypatch: pytest.Monke
     """Runs ``contentapi tokens …`` against a fresh database (in a thread: the command runs
     its own event loop); ``tokens.url`` is that database."""
     url = await databases.new_url()
-    for name in list(os.environ):
-        if name.upper().startswith("CONTENTAPI_"):
-            monkeypatch.delenv(name)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("CONTENTAPI_DATABASE_URL", url)
-    monkeypatch.setenv("CONTENTAPI_CONTENT_TYPES_DIR", str(MODELS))
-    monkeypatch.setenv("CONTENTAPI_API_TOKEN_SALT", SALT)
+    cli_environment(monkeypatch, tmp_path, url)  # its salt is SALT
 
     async def run(*args: str) -> Result:
         return await asyncio.to_thread(CliRunner().invoke, app, ["tokens", *args])

@@ -19,7 +19,7 @@ from contentapi.cli import app as cli_app
 from contentapi.transfer.archive import read_archive, write_archive
 from contentapi.transfer.service import export_file, import_file
 from tests.conftest import ADMIN_TOKEN, AppHandle, Databases
-from tests.support.cli_env import cli_environment
+from tests.support.cli_env import assert_refused, cli_environment
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transfer"
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -125,14 +125,6 @@ async def _with_one_article(handle: AppHandle, admin: dict[str, str]) -> None:
     assert response.status_code == 200, response.text
 
 
-def _refused(result: Result, *expected: str) -> None:
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for text in expected:
-        assert text in lines[0], lines[0]
-
-
 async def test_cli_import_then_export_encrypted_and_back(server, admin, tmp_path):
     result = await server.cli("import", str(PLAIN))
     assert result.exit_code == 0, result.output
@@ -141,7 +133,7 @@ async def test_cli_import_then_export_encrypted_and_back(server, admin, tmp_path
     exported = tmp_path / "copy.tar.gz.enc"
     result = await server.cli("export", str(exported), "--key", "s3cret")
     assert result.exit_code == 0, result.output
-    _refused(await server.cli("import", str(exported)), "needs --key", "nothing was written")
+    assert_refused(await server.cli("import", str(exported)), "needs --key", "nothing was written")
     result = await server.cli("import", str(exported), "--key", "s3cret")
     assert result.exit_code == 0, result.output
     assert await snapshot(server, admin) == STRAPI_SNAPSHOT
@@ -191,7 +183,7 @@ async def test_bad_archives_are_refused_and_nothing_is_written(server, admin, tm
     await _with_one_article(server, admin)
     for name, (archive, extra, words) in _damaged_archives(tmp_path).items():
         result = await server.cli("import", str(archive), *extra)
-        _refused(result, words, "nothing was written")
+        assert_refused(result, words, "nothing was written")
         assert await _titles(server, admin) == ["Kept while refused"], name
     assert not list((tmp_path / "uploads").glob("dot_*")), "no file stored either"
 

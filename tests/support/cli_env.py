@@ -1,6 +1,6 @@
 """The environment a ``contentapi`` command run in the test process reads: only the settings
 given, none of the caller's ``CONTENTAPI_*`` variables, from a folder of its own (no stray
-``contentapi.toml``)."""
+``contentapi.toml``), and what a refused command prints."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ import os
 from pathlib import Path
 
 import pytest
+from click.testing import Result
 
 from tests.conftest import MODELS
 
-__all__ = ["cli_environment"]
+__all__ = ["assert_refused", "cli_environment"]
 
 
 def cli_environment(
@@ -29,3 +30,12 @@ def cli_environment(
     monkeypatch.setenv("CONTENTAPI_API_TOKEN_SALT", "test-salt")
     for key, value in settings.items():
         monkeypatch.setenv(f"CONTENTAPI_{key.upper()}", value)
+
+
+def assert_refused(result: Result, *expected: str) -> None:
+    """A refused command: exit code 2 and one ``error: …`` line holding each of ``expected``."""
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for text in expected:
+        assert text in lines[0], lines[0]
