@@ -12,9 +12,8 @@ from typing import Any
 
 from contentapi.openapi.attributes import Schema
 from contentapi.openapi.models import ModelSchemas
-from contentapi.openapi.parameters import PLUGIN_LIST_QUERY
-from contentapi.openapi.responses import json_ok, operation, path_id
-from contentapi.openapi.shared_schemas import ref_to
+from contentapi.openapi.responses import json_ok, operation, path_id, plain_list
+from contentapi.openapi.shared_schemas import one_property, ref_to
 from contentapi.openapi.users_paths import users_paths
 from contentapi.schema.builtin import FILE_UID
 
@@ -53,9 +52,7 @@ def _upload(models: ModelSchemas) -> dict[str, Schema]:
             "get": _upload_operation(
                 "List files",
                 "find",
-                ok=json_ok({"type": "array", "items": file}),
-                errors=(400,),
-                parameters=PLUGIN_LIST_QUERY,
+                **plain_list(file),
             )
         },
         "/api/upload/files/{id}": {
@@ -106,13 +103,7 @@ _HEALTH: dict[str, Schema] = {
             "tags": ["Health"],
             "security": [],
             "responses": {
-                "200": json_ok(
-                    {
-                        "type": "object",
-                        "required": ["status"],
-                        "properties": {"status": {"const": "ready"}},
-                    }
-                ),
+                "200": json_ok(one_property("status", {"const": "ready"})),
                 "503": {"$ref": "#/components/responses/ServiceUnavailable"},
             },
         }

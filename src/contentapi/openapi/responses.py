@@ -5,10 +5,13 @@ operation("Find articles", "api::article.article.find", ok=json_ok(ref), errors=
 
 from __future__ import annotations
 
+from typing import Any
+
 from contentapi.openapi.attributes import Schema
+from contentapi.openapi.parameters import PLUGIN_LIST_QUERY
 from contentapi.openapi.shared_schemas import ref_to
 
-__all__ = ["ERROR_RESPONSES", "json_body", "json_ok", "operation", "path_id"]
+__all__ = ["ERROR_RESPONSES", "json_body", "json_ok", "operation", "path_id", "plain_list"]
 
 _ERRORS = {
     400: ("BadRequest", "a bad query parameter or body (`ValidationError`)"),
@@ -51,6 +54,16 @@ def json_ok(schema: Schema, description: str = "OK") -> Schema:
 
 def json_body(schema: Schema, *, required: bool = True) -> Schema:
     return {"required": required, "content": {_JSON: {"schema": schema}}}
+
+
+def plain_list(item: Schema) -> dict[str, Any]:
+    """The parts of a plugin's list operation (users, files) for ``operation``: a plain array
+    of ``item`` (no envelope), read with ``PLUGIN_LIST_QUERY`` (a bad one answers 400)."""
+    return {
+        "ok": json_ok({"type": "array", "items": item}),
+        "errors": (400,),
+        "parameters": PLUGIN_LIST_QUERY,
+    }
 
 
 def path_id(name: str = "id", description: str = "the entry's id") -> Schema:

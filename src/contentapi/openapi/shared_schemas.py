@@ -11,11 +11,17 @@ from __future__ import annotations
 
 from contentapi.openapi.attributes import Schema
 
-__all__ = ["ID", "SHARED", "ref_to"]
+__all__ = ["ID", "SHARED", "one_property", "ref_to"]
 
 
 def ref_to(name: str) -> Schema:
     return {"$ref": f"#/components/schemas/{name}"}
+
+
+def one_property(name: str, schema: Schema) -> Schema:
+    """An object that must hold ``name`` (and may hold more): the wrapper of many plugin
+    answers (``{ok: true}``, ``{roles: [...]}``) and of a dynamic zone's ``__component``."""
+    return {"type": "object", "required": [name], "properties": {name: schema}}
 
 
 ID = {"type": "integer", "minimum": 1, "example": 1}
@@ -147,11 +153,7 @@ SHARED: dict[str, Schema] = {
         "type": "object",
         "description": "`populate[x][count]=true`: the number of related entries",
         "properties": {
-            "attributes": {
-                "type": "object",
-                "required": ["count"],
-                "properties": {"count": {"type": "integer", "minimum": 0}},
-            }
+            "attributes": one_property("count", {"type": "integer", "minimum": 0}),
         },
     },
     "Pagination": {

@@ -13,8 +13,8 @@ from typing import Any
 from contentapi.openapi.attributes import Schema
 from contentapi.openapi.models import ModelSchemas
 from contentapi.openapi.parameters import PLUGIN_LIST_QUERY
-from contentapi.openapi.responses import json_body, json_ok, operation, path_id
-from contentapi.openapi.shared_schemas import ref_to
+from contentapi.openapi.responses import json_body, json_ok, operation, path_id, plain_list
+from contentapi.openapi.shared_schemas import one_property, ref_to
 from contentapi.schema.builtin import USER_UID
 
 __all__ = ["users_paths"]
@@ -22,7 +22,7 @@ __all__ = ["users_paths"]
 _UP = "plugin::users-permissions"
 _USERS_TAG = "Users-Permissions"
 
-_OK = {"type": "object", "required": ["ok"], "properties": {"ok": {"const": True}}}
+_OK = one_property("ok", {"const": True})
 
 
 def _operation(summary: str, action: str, **parts: Any) -> Schema:
@@ -31,51 +31,52 @@ def _operation(summary: str, action: str, **parts: Any) -> Schema:
     return operation(summary, action, _USERS_TAG, permission=f"{_UP}.{action}", **parts)
 
 
+def _auth_flow(
+    summary: str, action: str, request: str, ok: Schema, description: str | None = None
+) -> Schema:
+    """An auth flow's path item: a ``POST`` of the ``request`` schema, which the flow's rate
+    limit (``users/flows.py``) may refuse with 429."""
+    body = json_body(ref_to(request))
+    return {
+        "post": _operation(
+            summary, action, ok=ok, errors=(400, 413, 429), body=body, description=description
+        )
+    }
+
+
 def users_paths(models: ModelSchemas) -> dict[str, Schema]:
     user = ref_to(models.name(f"{USER_UID}#plain"))
     auth = json_ok(ref_to("AuthResponse"))
     return {
-        "/api/auth/local": {
-            "post": _operation(
-                "Log in",
-                "auth.callback",
-                ok=auth,
-                errors=(400, 413, 429),
-                body=json_body(ref_to("LoginRequest")),
-                description="A wrong identifier or password answers 400.",
-            )
-        },
-        "/api/auth/local/register": {
-            "post": _operation(
-                "Register",
-                "auth.register",
-                ok=json_ok(ref_to("RegisterResponse")),
-                errors=(400, 413, 429),
-                body=json_body(ref_to("RegisterRequest")),
-                description="The new user gets the `authenticated` role.",
-            )
-        },
-        "/api/auth/forgot-password": {
-            "post": _operation(
-                "Ask for a password-reset mail",
-                "auth.forgotPassword",
-                ok=json_ok(_OK),
-                errors=(400, 413, 429),
-                body=json_body(ref_to("EmailRequest")),
-                description="The same answer whether an account has the address or not; the mail"
-                " (the plugin's `reset_password` template) carries a one-time code.",
-            )
-        },
-        "/api/auth/reset-password": {
-            "post": _operation(
-                "Set a new password with the code of a reset mail",
-                "auth.resetPassword",
-                ok=auth,
-                errors=(400, 413, 429),
-                body=json_body(ref_to("ResetPasswordRequest")),
-                description="A used or unknown code answers 400 `Incorrect code provided`.",
-            )
-        },
+        "/api/auth/local": _auth_flow(
+            "Log in",
+            "auth.callback",
+            "LoginRequest",
+            auth,
+            "A wrong identifier or password answers 400.",
+        ),
+        "/api/auth/local/register": _auth_flow(
+            "Register",
+            "auth.register",
+            "RegisterRequest",
+            json_ok(ref_to("RegisterResponse")),
+            "The new user gets the `authenticated` role.",
+        ),
+        "/api/auth/forgot-password": _auth_flow(
+            "Ask for a password-reset mail",
+            "auth.forgotPassword",
+            "EmailRequest",
+            json_ok(_OK),
+            "The same answer whether an account has the address or not; the mail"
+            " (the plugin's `reset_password` template) carries a one-time code.",
+        ),
+        "/api/auth/reset-password": _auth_flow(
+            "Set a new password with the code of a reset mail",
+            "auth.resetPassword",
+            "ResetPasswordRequest",
+            auth,
+            "A used or unknown code answers 400 `Incorrect code provided`.",
+        ),
         "/api/auth/email-confirmation": {
             "get": _operation(
                 "Confirm an address with the code of a confirmation mail",
@@ -97,25 +98,16 @@ def users_paths(models: ModelSchemas) -> dict[str, Schema]:
                 ],
             )
         },
-        "/api/auth/send-email-confirmation": {
-            "post": _operation(
-                "Send the address-confirmation mail again",
-                "auth.sendEmailConfirmation",
-                ok=json_ok(ref_to("ConfirmationSent")),
-                errors=(400, 413, 429),
-                body=json_body(ref_to("EmailRequest")),
-                description="The same answer whether an account has the address or not.",
-            )
-        },
-        "/api/auth/change-password": {
-            "post": _operation(
-                "Change one's password",
-                "auth.changePassword",
-                ok=auth,
-                errors=(400, 413, 429),
-                body=json_body(ref_to("ChangePasswordRequest")),
-            )
-        },
+        "/api/auth/send-email-confirmation": _auth_flow(
+            "Send the address-confirmation mail again",
+            "auth.sendEmailConfirmation",
+            "EmailRequest",
+            json_ok(ref_to("ConfirmationSent")),
+            "The same answer whether an account has the address or not.",
+        ),
+        "/api/auth/change-password": _auth_flow(
+            "Change one's password", "auth.changePassword", "ChangePasswordRequest", auth
+        ),
         "/api/users/me": {
             "get": _operation(
                 "The signed-in user",
@@ -138,9 +130,7 @@ def users_paths(models: ModelSchemas) -> dict[str, Schema]:
             "get": _operation(
                 "List users",
                 "user.find",
-                ok=json_ok({"type": "array", "items": user}),
-                errors=(400,),
-                parameters=PLUGIN_LIST_QUERY,
+                **plain_list(user),
                 description="A plain array (no envelope).",
             ),
             "post": _operation(
@@ -185,13 +175,7 @@ def users_paths(models: ModelSchemas) -> dict[str, Schema]:
             "get": _operation(
                 "List roles",
                 "role.find",
-                ok=json_ok(
-                    {
-                        "type": "object",
-                        "required": ["roles"],
-                        "properties": {"roles": {"type": "array", "items": ref_to("Role")}},
-                    }
-                ),
+                ok=json_ok(one_property("roles", {"type": "array", "items": ref_to("Role")})),
                 errors=(),
             ),
             "post": _operation(
@@ -207,13 +191,7 @@ def users_paths(models: ModelSchemas) -> dict[str, Schema]:
             "get": _operation(
                 "Get a role with its permissions tree",
                 "role.findOne",
-                ok=json_ok(
-                    {
-                        "type": "object",
-                        "required": ["role"],
-                        "properties": {"role": ref_to("Role")},
-                    }
-                ),
+                ok=json_ok(one_property("role", ref_to("Role"))),
                 errors=(404,),
             ),
             "put": _operation(
@@ -234,13 +212,7 @@ def users_paths(models: ModelSchemas) -> dict[str, Schema]:
             "get": _operation(
                 "Every action a role may be given",
                 "permissions.getPermissions",
-                ok=json_ok(
-                    {
-                        "type": "object",
-                        "required": ["permissions"],
-                        "properties": {"permissions": ref_to("PermissionsTree")},
-                    }
-                ),
+                ok=json_ok(one_property("permissions", ref_to("PermissionsTree"))),
                 errors=(),
             )
         },
