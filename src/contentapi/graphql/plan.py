@@ -91,6 +91,31 @@ class Planner:
     ) -> dict[str, list[FieldNode]]:
         return collect_sub_fields(ctx.schema, ctx.fragments, ctx.variables, parent, nodes)
 
+    def _fields(
+        self,
+        ctx: PlanContext,
+        parent: GraphQLObjectType,
+        nodes: list[FieldNode],
+        shaper_of: Callable[[str, list[FieldNode]], Shaper | None],
+    ) -> Shaper:
+        """The shaper of one object of type ``parent``: every object answers ``__typename``
+        with its type's name, each other selected key ``shaper_of(field name, its nodes)``
+        (``None``: the key is left out)."""
+        out: list[tuple[str, Shaper]] = []
+        for key, sub in self._subfields(ctx, parent, nodes).items():
+            name = sub[0].name.value
+            shaper = constant(parent.name) if name == "__typename" else shaper_of(name, sub)
+            if shaper is not None:
+                out.append((key, shaper))
+        return object_shaper(out)
+
+    @staticmethod
+    def _object_type(parent: GraphQLObjectType, name: str) -> GraphQLObjectType:
+        """The object type of ``parent``'s field ``name``, lists and non-null taken off."""
+        named = get_named_type(parent.fields[name].type)
+        assert isinstance(named, GraphQLObjectType)
+        return named
+
     def filters(self, ctx: PlanContext, model: Model, value: Any) -> Filter | None:
         """A ``…FiltersInput`` read as it is by REST's one filter parser (GraphQL spelling)."""
         if not value:
@@ -112,40 +137,28 @@ class Planner:
     ) -> Selection:
         """``XEntityResponseCollection``: ``data`` entities and ``meta.pagination``."""
         result = Selection()
-        out: list[tuple[str, Shaper]] = []
-        for key, sub in self._subfields(ctx, parent, nodes).items():
-            name = sub[0].name.value
-            if name == "__typename":
-                out.append((key, constant(parent.name)))
-            elif name == "data":
-                entity_type = get_named_type(parent.fields["data"].type)
-                assert isinstance(entity_type, GraphQLObjectType)
-                entity = self._entity(ctx, model, entity_type, sub, result)
-                out.append((key, entries_of_page(entity)))
-            elif name == "meta":
+
+        def shaper_of(name: str, sub: list[FieldNode]) -> Shaper | None:
+            if name == "data":
+                entity_type = self._object_type(parent, "data")
+                return entries_of_page(self._entity(ctx, model, entity_type, sub, result))
+            if name == "meta":
                 result.counts = True
-                out.append((key, self._meta(ctx, parent, sub)))
-        result.shaper = object_shaper(out)
+                return self._meta(ctx, parent, sub)
+            return None
+
+        result.shaper = self._fields(ctx, parent, nodes, shaper_of)
         return result
 
     def _meta(self, ctx: PlanContext, parent: GraphQLObjectType, nodes: list[FieldNode]) -> Shaper:
-        meta_type = get_named_type(parent.fields["meta"].type)
-        assert isinstance(meta_type, GraphQLObjectType)
-        out: list[tuple[str, Shaper]] = []
-        for key, sub in self._subfields(ctx, meta_type, nodes).items():
-            name = sub[0].name.value
-            if name == "__typename":
-                out.append((key, constant(meta_type.name)))
-                continue
-            pagination_type = get_named_type(meta_type.fields["pagination"].type)
-            assert isinstance(pagination_type, GraphQLObjectType)
-            fields: list[tuple[str, str]] = []
-            for inner_key, inner in self._subfields(ctx, pagination_type, sub).items():
-                fields.append((inner_key, inner[0].name.value))
+        meta_type = self._object_type(parent, "meta")
 
-            out.append((key, page_meta_shaper(tuple(fields))))
-        inner_shaper = object_shaper(out)
-        return inner_shaper
+        def pagination(name: str, sub: list[FieldNode]) -> Shaper:
+            pagination_type = self._object_type(meta_type, "pagination")
+            selected = self._subfields(ctx, pagination_type, sub).items()
+            return page_meta_shaper(tuple((key, inner[0].name.value) for key, inner in selected))
+
+        return self._fields(ctx, meta_type, nodes, pagination)
 
     def entity_response(
         self, ctx: PlanContext, model: Model, parent: GraphQLObjectType, nodes: list[FieldNode]
@@ -171,17 +184,11 @@ class Planner:
         *,
         many: bool,
     ) -> Shaper:
-        out: list[tuple[str, Shaper]] = []
-        for key, sub in self._subfields(ctx, parent, nodes).items():
-            name = sub[0].name.value
-            if name == "__typename":
-                out.append((key, constant(parent.name)))
-                continue
-            entity_type = get_named_type(parent.fields["data"].type)
-            assert isinstance(entity_type, GraphQLObjectType)
-            entity = self._entity(ctx, model, entity_type, sub, reads)
-            out.append((key, entity_list(entity) if many else optional_entity(entity)))
-        return object_shaper(out)
+        def data(name: str, sub: list[FieldNode]) -> Shaper:
+            entity = self._entity(ctx, model, self._object_type(parent, "data"), sub, reads)
+            return entity_list(entity) if many else optional_entity(entity)
+
+        return self._fields(ctx, parent, nodes, data)
 
     def _entity(
         self,
@@ -192,29 +199,25 @@ class Planner:
         reads: Selection,
     ) -> Shaper:
         """``XEntity``: ``id`` and ``attributes``."""
-        out: list[tuple[str, Shaper]] = []
-        for key, sub in self._subfields(ctx, parent, nodes).items():
-            name = sub[0].name.value
-            if name == "__typename":
-                out.append((key, constant(parent.name)))
-            elif name == "id":
-                out.append((key, lambda entry, errors: str(entry["id"])))
-            elif name == "attributes" and custom_of(parent.fields[name]) is None:
-                attributes_type = get_named_type(parent.fields["attributes"].type)
-                assert isinstance(attributes_type, GraphQLObjectType)
-                attributes = self._attributes(ctx, model, attributes_type, sub, reads)
-                out.append((key, nullable(attributes)))
-            else:  # a field an extension added to `XEntity` (or resolves itself)
-                ctx.deferred = True
-                self._all_scalars(model, reads)
-                out.append(
-                    (key, deferred_shaper(parent.fields[name], parent, sub, None, as_entity))
-                )
-        return object_shaper(out)
+
+        def shaper_of(name: str, sub: list[FieldNode]) -> Shaper:
+            if name == "id":
+                return lambda entry, errors: str(entry["id"])
+            if name == "attributes" and custom_of(parent.fields[name]) is None:
+                attributes_type = self._object_type(parent, "attributes")
+                return nullable(self._attributes(ctx, model, attributes_type, sub, reads))
+            # a field an extension added to `XEntity` (or resolves itself)
+            self._defer(ctx, model, reads)
+            return deferred_shaper(parent.fields[name], parent, sub, None, as_entity)
+
+        return self._fields(ctx, parent, nodes, shaper_of)
 
     @staticmethod
-    def _all_scalars(model: Model, into: Selection) -> None:
-        """Every readable scalar of ``model``: what a custom resolver's parent holds."""
+    def _defer(ctx: PlanContext, model: Model, into: Selection) -> None:
+        """A field resolved after the compiled pass (an extension's, or one it resolves): the
+        plan is deferred, and every readable scalar of ``model`` read — what a custom
+        resolver's parent holds."""
+        ctx.deferred = True
         for attribute in model.attributes.values():
             readable = isinstance(attribute, ScalarAttribute) and not attribute.private
             if readable and attribute.name not in into.fields:
@@ -229,27 +232,22 @@ class Planner:
         reads: Selection,
     ) -> Shaper:
         """``X`` or ``ComponentX``: scalars, relations, media, components, dynamic zones."""
-        out: list[tuple[str, Shaper]] = []
-        for key, sub in self._subfields(ctx, parent, nodes).items():
-            name = sub[0].name.value
-            if name == "__typename":
-                out.append((key, constant(parent.name)))
-                continue
+
+        def shaper_of(name: str, sub: list[FieldNode]) -> Shaper:
             definition = parent.fields[name]
             tag = field_of(definition)
             custom = custom_of(definition)
-            if tag is None or custom is not None:
-                # an extension's field, or a generated one it resolves or wraps: resolved
-                # after the compiled pass, with the whole entry as its parent
-                ctx.deferred = True
-                self._all_scalars(model, reads)
-                computed = None
-                if tag is not None and custom is not None and custom.resolver is None:
-                    computed = self._attribute(ctx, model, parent, name, tag, sub, reads)
-                out.append((key, deferred_shaper(definition, parent, sub, computed)))
-                continue
-            out.append((key, self._attribute(ctx, model, parent, name, tag, sub, reads)))
-        return object_shaper(out)
+            if tag is not None and custom is None:
+                return self._attribute(ctx, model, parent, name, tag, sub, reads)
+            # an extension's field, or a generated one it resolves or wraps: resolved after
+            # the compiled pass, with the whole entry as its parent
+            self._defer(ctx, model, reads)
+            computed = None
+            if tag is not None and custom is not None and custom.resolver is None:
+                computed = self._attribute(ctx, model, parent, name, tag, sub, reads)
+            return deferred_shaper(definition, parent, sub, computed)
+
+        return self._fields(ctx, parent, nodes, shaper_of)
 
     def _attribute(
         self,
