@@ -40,7 +40,7 @@ from graphql.execution.collect_fields import collect_fields, collect_sub_fields
 from graphql.execution.values import get_argument_values
 
 from contentapi.graphql.messages import requote
-from contentapi.graphql.variables import ScalarError, variable_errors
+from contentapi.graphql.variables import scalar_worded, variable_errors
 
 __all__ = [
     "WORDED_SPECIFIED_RULES",
@@ -150,16 +150,10 @@ class _WordedContext:
 
 
 def _worded(error: GraphQLError) -> str:
-    if isinstance(error, ScalarError):  # a scalar's own message, already Strapi's
-        return error.message
-    original = error.original_error
-    if original is not None and not isinstance(original, GraphQLError):
-        # "Expected value of type 'Time', found 5; <the scalar's message>": the tail is the
-        # scalar's own words.
-        own = str(original)
-        if error.message.endswith(own):
-            return requote(error.message[: len(error.message) - len(own)]) + own
-    return requote(error.message)
+    # "Expected value of type 'Time', found 5; <the scalar's message>": the tail is the
+    # scalar's own words
+    worded = scalar_worded(error)
+    return requote(error.message) if worded is None else worded
 
 
 def worded_rule(rule: type[ASTValidationRule]) -> type[ASTValidationRule]:

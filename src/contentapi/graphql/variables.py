@@ -28,7 +28,7 @@ from graphql.pyutils import inspect as python_inspect
 
 from contentapi.graphql.messages import js_inspect, requote
 
-__all__ = ["ScalarError", "variable_errors"]
+__all__ = ["ScalarError", "scalar_worded", "variable_errors"]
 
 MAX_ERRORS = 50
 
@@ -36,6 +36,20 @@ MAX_ERRORS = 50
 class ScalarError(GraphQLError):
     """A custom scalar's own message (graphql-scalars', Strapi's), already worded as the
     reference answers it: never requoted."""
+
+
+def scalar_worded(error: GraphQLError) -> str | None:
+    """The message of an error a scalar raised, in graphql-js's words: a ``ScalarError``'s
+    as it is; graphql-core's words requoted before the scalar's own (``Expected type 'Time'.
+    <the scalar's message>``); ``None``: not a scalar's error, the caller words it."""
+    if isinstance(error, ScalarError):
+        return error.message
+    original = error.original_error
+    if original is not None and not isinstance(original, GraphQLError):
+        own = str(original)
+        if error.message.endswith(own):
+            return requote(error.message[: len(error.message) - len(own)]) + own
+    return None
 
 
 class _TooMany(Exception):
@@ -121,14 +135,9 @@ def _check(
 
 def _reason(error: GraphQLError, invalid: Any) -> str:
     """The coercion error's own message in graphql-js's words."""
-    if isinstance(error, ScalarError):
-        return error.message
-    original = error.original_error
-    if original is not None and not isinstance(original, GraphQLError):
-        # graphql-core: "Expected type 'Time'. <the scalar's message>"
-        own = str(original)
-        if error.message.endswith(own):
-            return requote(error.message[: len(error.message) - len(own)]) + own
+    worded = scalar_worded(error)
+    if worded is not None:
+        return worded
     message = error.message
     python, javascript = python_inspect(invalid), js_inspect(invalid)
     if python != javascript and python in message:  # built-in scalars print the value
