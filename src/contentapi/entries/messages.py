@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from contentapi.errors import ApplicationError
-from contentapi.js import js_number_text
+from contentapi.js import js_string
 
 __all__ = ["MESSAGES", "RequestError", "print_value"]
 
@@ -50,14 +50,12 @@ MESSAGES = {
 
 
 def _simple(value: Any, quote_strings: bool) -> str | None:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return js_number_text(value)
+    """A string, number, boolean or null as yup prints it: JavaScript's ``String(value)``,
+    strings quoted if asked; ``None`` for anything else."""
     if isinstance(value, str):
         return f'"{value}"' if quote_strings else value
+    if value is None or isinstance(value, int | float):
+        return js_string(value)
     return None
 
 
