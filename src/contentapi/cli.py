@@ -5,7 +5,6 @@ the working directory (README.md, "Configuration")."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import sys
@@ -24,6 +23,7 @@ from contentapi.cli_common import (
     fail,
     load_checked_models,
     read_settings,
+    synced,
 )
 from contentapi.cli_locales import locales_app
 from contentapi.cli_settings import settings_app
@@ -160,29 +160,18 @@ def serve_command(host: str, port: int, workers: int, settings: Settings) -> lis
 @app.command()
 def migrate() -> None:
     """Apply system migrations and sync content-type tables, then exit."""
-    from contentapi.runtime import Runtime
-
     settings = read_settings()
     if load_checked_models(settings, quiet=True) is None:
         raise typer.Exit(1)
     database_reachable(settings)
-
-    async def run() -> None:
-        runtime = Runtime.build(settings)
-        try:
-            await runtime.start()
-        finally:
-            await runtime.stop()
-        report = runtime.sync_report
-        err.print(
-            f"migrated: {counted(len(report.created_tables), 'table')} created, "
-            f"{counted(len(report.added_columns), 'column')} added, "
-            f"{counted(len(report.created_indexes), 'index', 'indexes')} added, "
-            f"{counted(len(report.orphan_columns), 'unmodelled column')} kept",
-            highlight=False,
-        )
-
-    asyncio.run(run())
+    report = synced(settings)
+    err.print(
+        f"migrated: {counted(len(report.created_tables), 'table')} created, "
+        f"{counted(len(report.added_columns), 'column')} added, "
+        f"{counted(len(report.created_indexes), 'index', 'indexes')} added, "
+        f"{counted(len(report.orphan_columns), 'unmodelled column')} kept",
+        highlight=False,
+    )
 
 
 @app.command("graphql-schema")

@@ -21,6 +21,7 @@ from contentapi.schema import ModelErrors, Registry
 from contentapi.settings_loader import ConfigError, load_settings
 
 if TYPE_CHECKING:
+    from contentapi.db.sync import SyncReport
     from contentapi.runtime import Runtime
 
 T = TypeVar("T")
@@ -35,6 +36,7 @@ __all__ = [
     "fail",
     "load_checked_models",
     "read_settings",
+    "synced",
 ]
 
 err = Console(stderr=True, soft_wrap=True)
@@ -86,6 +88,22 @@ def database_reachable(settings: Settings) -> None:
         asyncio.run(probe_database(settings.database_url))
     except DatabaseUnreachable as error:
         raise fail(str(error)) from None
+
+
+def synced(settings: Settings) -> SyncReport:
+    """What ``migrate`` does, and ``serve --reload`` on each valid change: the runtime started
+    once (migrations, the additive sync of the tables), stopped; what the sync changed."""
+    from contentapi.runtime import Runtime
+
+    async def run() -> SyncReport:
+        runtime = Runtime.build(settings)
+        try:
+            await runtime.start()
+        finally:
+            await runtime.stop()
+        return runtime.sync_report
+
+    return asyncio.run(run())
 
 
 def on_started_runtime(

@@ -13,7 +13,6 @@ takes the server down, and the new workers find the tables ready. The supervisor
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 import logging
 import sys
@@ -23,7 +22,7 @@ from pathlib import Path
 
 from watchfiles import Change, DefaultFilter, watch
 
-from contentapi.cli_common import check_extensions, counted, err, load_checked_models
+from contentapi.cli_common import check_extensions, counted, err, load_checked_models, synced
 from contentapi.config import Settings
 from contentapi.db.sync import SyncReport
 from contentapi.listening import bind
@@ -103,21 +102,6 @@ def describe_reload(before: Registry, after: Registry, report: SyncReport) -> st
     return "reloaded: " + (", ".join(parts) or "no table changed")
 
 
-def _sync(settings: Settings) -> SyncReport:
-    """What ``migrate`` does: the runtime started once (migrations, additive sync), stopped."""
-    from contentapi.runtime import Runtime
-
-    async def run() -> SyncReport:
-        runtime = Runtime.build(settings)
-        try:
-            await runtime.start()
-        finally:
-            await runtime.stop()
-        return runtime.sync_report
-
-    return asyncio.run(run())
-
-
 def _forget_extension_modules(settings: Settings) -> None:
     """Drop the extension modules from ``sys.modules``: the check must import the new code."""
     from contentapi.extensions import extension_modules
@@ -144,7 +128,7 @@ class Reloader:
             err.print("not reloaded: the server keeps the previous models", highlight=False)
             return
         try:
-            report = _sync(self.settings)
+            report = synced(self.settings)
         except Exception as error:  # a database refusal: keep serving, say why
             err.print(f"not reloaded: {error}", highlight=False, soft_wrap=True)
             return
