@@ -10,7 +10,7 @@ Names follow Strapi's (``Article``, ``ComponentSharedSeo``, ``UsersPermissionsUs
 from __future__ import annotations
 
 from contentapi.openapi.attributes import Schema, input_schema, output_schema
-from contentapi.openapi.shared_schemas import ID, SHARED, ref_to
+from contentapi.openapi.shared_schemas import ID, SHARED, one_property, ref_to
 from contentapi.schema.model import Component, ContentType, Model, ScalarAttribute
 from contentapi.schema.registry import Registry
 from contentapi.schema.type_names import type_name
@@ -216,6 +216,7 @@ class ModelSchemas:
         if required:
             item_input["required"] = required
         marker = {"type": "string", "const": uid}
+        tagged = one_property("__component", marker)
         return {
             self.name(f"{uid}#output"): {
                 "type": "object",
@@ -223,24 +224,6 @@ class ModelSchemas:
                 "properties": outputs,
             },
             self.name(f"{uid}#input"): item_input,
-            self.name(f"{uid}#zone-output"): {
-                "allOf": [
-                    self.ref(f"{uid}#output"),
-                    {
-                        "type": "object",
-                        "required": ["__component"],
-                        "properties": {"__component": marker},
-                    },
-                ]
-            },
-            self.name(f"{uid}#zone-input"): {
-                "allOf": [
-                    self.ref(f"{uid}#input"),
-                    {
-                        "type": "object",
-                        "required": ["__component"],
-                        "properties": {"__component": marker},
-                    },
-                ]
-            },
+            self.name(f"{uid}#zone-output"): {"allOf": [self.ref(f"{uid}#output"), tagged]},
+            self.name(f"{uid}#zone-input"): {"allOf": [self.ref(f"{uid}#input"), tagged]},
         }
