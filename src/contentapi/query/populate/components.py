@@ -47,16 +47,11 @@ class ComponentReader(ComponentsBatch):
         together = self._components_together(model, nodes)
         # (entity id, populate key, component uid, component id), in the entries' order
         links: list[tuple[int, str, str, int]] = []
+        joins: Sequence[Sequence[Any]]  # (entity id, field, component uid, component id, ...)
         if together is not None:  # PostgreSQL, nothing filtered or sorted: one statement
-            for entity_id, field, uid, component_id, values in await self.kept.rows(
-                conn, together, {"ids": ids}
-            ):
-                if uid not in self.registry.components:
-                    continue
-                for name in keys[field]:
-                    if wanted(nodes[name], uid):
-                        links.append((int(entity_id), name, uid, int(component_id)))
-                if values is not None:
+            joins = await self.kept.rows(conn, together, {"ids": ids})
+            for _, _, uid, component_id, values in joins:  # each join row with its item
+                if values is not None and uid in self.registry.components:
                     rows[(uid, None, int(component_id))] = self._from_json(uid, values)
         else:
             join_key = ("components", model.uid, tuple(keys))
@@ -72,14 +67,13 @@ class ComponentReader(ComponentsBatch):
                     .where(sql.among(join.c.entity_id), sql.among(join.c.field, list(keys)))
                     .order_by(join.c.order, join.c.id),
                 )
-            for entity_id, field, uid, component_id in await self.kept.rows(
-                conn, joined, {"ids": ids}
-            ):
-                if uid not in self.registry.components:
-                    continue
-                for name in keys[field]:
-                    if wanted(nodes[name], uid):
-                        links.append((int(entity_id), name, uid, int(component_id)))
+            joins = await self.kept.rows(conn, joined, {"ids": ids})
+        for entity_id, field, uid, component_id, *_ in joins:
+            if uid not in self.registry.components:  # a component type no longer modelled
+                continue
+            for name in keys[field]:
+                if wanted(nodes[name], uid):
+                    links.append((int(entity_id), name, uid, int(component_id)))
         specs: dict[tuple[str, str], ComponentPopulate] = {}  # (field, component uid) → spec
         for _, field, uid, _ in links:
             if (field, uid) not in specs:
