@@ -101,18 +101,17 @@ class QueryParser:
         pagination = self.pagination(params.get("pagination"))
         publication_state = self.publication_state(params.get("publicationState"))
         sort = self.sort(content_type, params["sort"]) if "sort" in params else ()
-        fields = self.fields(content_type, params["fields"]) if "fields" in params else None
-        query = ReadQuery(
+        return self._checked_query(
+            content_type,
+            params,
+            bad_value,
+            list_route=True,
             pagination=pagination,
             publication_state=publication_state,
             locale=locale,
             filters=filters,
             sort=sort,
-            fields=fields,
-            populate=self._populate_param(content_type, params, bad_value),
         )
-        check_cost(self.registry, content_type, query, self.limits.cost_limit, list_route=True)
-        return query
 
     def entry_query(self, content_type: ContentType, params: Mapping[str, Any]) -> ReadQuery:
         """Single-entry routes (``GET/PUT/DELETE /api/P/:id``, ``POST``, single types): only
@@ -137,14 +136,34 @@ class QueryParser:
                     raise
         publication_state = self.publication_state(params.get("publicationState"))
         locale = self.locale(content_type, params.get("locale"))
-        fields = self.fields(content_type, params["fields"]) if "fields" in params else None
-        query = ReadQuery(
+        return self._checked_query(
+            content_type,
+            params,
+            bad_value,
+            list_route=False,
             publication_state=publication_state,
             locale=locale,
-            fields=fields,
+        )
+
+    def _checked_query(
+        self,
+        content_type: ContentType,
+        params: Mapping[str, Any],
+        bad_value: InvalidFilterValue | None,
+        *,
+        list_route: bool,
+        **read: Any,
+    ) -> ReadQuery:
+        """The ``ReadQuery`` of the parts ``read`` with the two parameters every read route
+        checks last — ``fields``, then ``populate`` (``_populate_param``'s order) — refused
+        when its answer could cost more than ``cost_limit``."""
+        query = ReadQuery(
+            **read,
+            fields=self.fields(content_type, params["fields"]) if "fields" in params else None,
             populate=self._populate_param(content_type, params, bad_value),
         )
-        check_cost(self.registry, content_type, query, self.limits.cost_limit, list_route=False)
+        limit = self.limits.cost_limit
+        check_cost(self.registry, content_type, query, limit, list_route=list_route)
         return query
 
     def _populate_param(
