@@ -12,7 +12,7 @@ from typing import Any
 
 from contentapi.openapi.attributes import Schema
 from contentapi.openapi.models import ModelSchemas
-from contentapi.openapi.responses import json_ok, operation, path_id, plain_list
+from contentapi.openapi.responses import item_path, json_ok, operation, plain_list
 from contentapi.openapi.shared_schemas import one_property, ref_to
 from contentapi.openapi.users_paths import users_paths
 from contentapi.schema.builtin import FILE_UID
@@ -55,21 +55,16 @@ def _upload(models: ModelSchemas) -> dict[str, Schema]:
                 **plain_list(file),
             )
         },
-        "/api/upload/files/{id}": {
-            "parameters": [path_id(description="the file's id")],
-            "get": _upload_operation(
-                "Get a file",
-                "findOne",
-                ok=json_ok(file),
-                errors=(404,),
-            ),
-            "delete": _upload_operation(
+        "/api/upload/files/{id}": item_path(
+            "file",
+            get=_upload_operation("Get a file", "findOne", ok=json_ok(file), errors=(404,)),
+            delete=_upload_operation(
                 "Delete a file (its bytes and attachments too)",
                 "destroy",
                 ok=json_ok(file),
                 errors=(404,),
             ),
-        },
+        ),
     }
 
 

@@ -11,7 +11,15 @@ from contentapi.openapi.attributes import Schema
 from contentapi.openapi.parameters import PLUGIN_LIST_QUERY
 from contentapi.openapi.shared_schemas import ref_to
 
-__all__ = ["ERROR_RESPONSES", "json_body", "json_ok", "operation", "path_id", "plain_list"]
+__all__ = [
+    "ERROR_RESPONSES",
+    "item_path",
+    "json_body",
+    "json_ok",
+    "operation",
+    "path_id",
+    "plain_list",
+]
 
 _ERRORS = {
     400: ("BadRequest", "a bad query parameter or body (`ValidationError`)"),
@@ -74,6 +82,12 @@ def path_id(name: str = "id", description: str = "the entry's id") -> Schema:
         "description": description,
         "schema": {"type": "integer", "minimum": 1, "maximum": 2**31 - 1},
     }
+
+
+def item_path(noun: str, **operations: Schema) -> Schema:
+    """A plugin's ``/{id}`` path item (a user, a role, a file): the id parameter, named for
+    ``noun``, then its operations by method."""
+    return {"parameters": [path_id(description=f"the {noun}'s id")], **operations}
 
 
 def operation(

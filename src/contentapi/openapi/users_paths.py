@@ -13,7 +13,7 @@ from typing import Any
 from contentapi.openapi.attributes import Schema
 from contentapi.openapi.models import ModelSchemas
 from contentapi.openapi.parameters import PLUGIN_LIST_QUERY
-from contentapi.openapi.responses import json_body, json_ok, operation, path_id, plain_list
+from contentapi.openapi.responses import item_path, json_body, json_ok, operation, plain_list
 from contentapi.openapi.shared_schemas import one_property, ref_to
 from contentapi.schema.builtin import USER_UID
 
@@ -42,6 +42,13 @@ def _auth_flow(
             summary, action, ok=ok, errors=(400, 413, 429), body=body, description=description
         )
     }
+
+
+def _update(summary: str, action: str, request: str, ok: Schema) -> Schema:
+    """A ``PUT`` of a user or a role by id: a JSON body of the ``request`` schema; an unknown
+    id answers 404."""
+    body = json_body(ref_to(request))
+    return _operation(summary, action, ok=ok, errors=(400, 404, 413), body=body)
 
 
 def users_paths(models: ModelSchemas) -> dict[str, Schema]:
@@ -149,28 +156,12 @@ def users_paths(models: ModelSchemas) -> dict[str, Schema]:
                 ),
             ),
         },
-        "/api/users/{id}": {
-            "parameters": [path_id(description="the user's id")],
-            "get": _operation(
-                "Get a user",
-                "user.findOne",
-                ok=json_ok(user),
-                errors=(400, 404),
-            ),
-            "put": _operation(
-                "Update a user",
-                "user.update",
-                ok=json_ok(user),
-                errors=(400, 404, 413),
-                body=json_body(ref_to("UserRequest")),
-            ),
-            "delete": _operation(
-                "Delete a user",
-                "user.destroy",
-                ok=json_ok(user),
-                errors=(400, 404),
-            ),
-        },
+        "/api/users/{id}": item_path(
+            "user",
+            get=_operation("Get a user", "user.findOne", ok=json_ok(user), errors=(400, 404)),
+            put=_update("Update a user", "user.update", "UserRequest", json_ok(user)),
+            delete=_operation("Delete a user", "user.destroy", ok=json_ok(user), errors=(400, 404)),
+        ),
         "/api/users-permissions/roles": {
             "get": _operation(
                 "List roles",
@@ -186,28 +177,27 @@ def users_paths(models: ModelSchemas) -> dict[str, Schema]:
                 body=json_body(ref_to("RoleRequest")),
             ),
         },
-        "/api/users-permissions/roles/{id}": {
-            "parameters": [path_id(description="the role's id")],
-            "get": _operation(
+        "/api/users-permissions/roles/{id}": item_path(
+            "role",
+            get=_operation(
                 "Get a role with its permissions tree",
                 "role.findOne",
                 ok=json_ok(one_property("role", ref_to("Role"))),
                 errors=(404,),
             ),
-            "put": _operation(
+            put=_update(
                 "Update a role (its enabled actions become the tree's)",
                 "role.updateRole",
-                ok=json_ok(_OK),
-                errors=(400, 404, 413),
-                body=json_body(ref_to("RoleRequest")),
+                "RoleRequest",
+                json_ok(_OK),
             ),
-            "delete": _operation(
+            delete=_operation(
                 "Delete a role (its users move to `authenticated`)",
                 "role.deleteRole",
                 ok=json_ok(_OK),
                 errors=(400, 404),
             ),
-        },
+        ),
         "/api/users-permissions/permissions": {
             "get": _operation(
                 "Every action a role may be given",
