@@ -24,10 +24,10 @@ from contentapi.health import build_health_router
 from contentapi.http.errors import CatchAllMiddleware, install_error_handlers
 from contentapi.http.limits import RequestLimitsMiddleware
 from contentapi.http.security_headers import SecurityHeadersMiddleware
+from contentapi.http.services import ContentServices
 from contentapi.i18n.routes import build_i18n_router
 from contentapi.index import build_index_router
 from contentapi.openapi import build_documentation_router
-from contentapi.rest.handlers import ContentServices
 from contentapi.rest.router import build_content_router
 from contentapi.runtime import Runtime
 from contentapi.schema.builtin import FILE_UID, USER_UID
@@ -176,30 +176,25 @@ class _Services:
         users = UsersService(database, tables, registry, entries, settings, runtime.secrets, mail)
         roles = RolesService(database, tables, registry)
         flows = AuthFlows(users, mail, limiter)
+        content = ContentServices(callers, entries, parser, serializer)
         return cls(
             callers=callers,
             uploads=uploads,
-            content=ContentServices(callers, entries, parser, serializer),
+            content=content,
             users=UsersServices(
-                callers=callers,
+                content=content,
                 users=users,
                 flows=flows,
                 roles=roles,
-                entries=entries,
-                query_parser=parser,
-                serializer=serializer,
                 user_type=registry.content_types[USER_UID],
                 max_limit=settings.rest_max_limit,
             ),
             upload=UploadServices(
-                callers=callers,
+                content=content,
                 uploads=uploads,
                 registry=registry,
                 database=database,
                 tables=tables,
-                entries=entries,
-                query_parser=parser,
-                serializer=serializer,
                 file_type=registry.content_types[FILE_UID],
                 max_size=settings.upload_max_size,
                 max_limit=settings.rest_max_limit,

@@ -36,6 +36,7 @@ from contentapi.schema.model import (
     DynamicZoneAttribute,
     MediaAttribute,
     Model,
+    NestingAttribute,
     RelationAttribute,
     ScalarAttribute,
 )
@@ -214,11 +215,6 @@ class InputTypes:
             ),
         )
 
-    def _target(self, attribute: RelationAttribute | ComponentAttribute) -> Model:
-        if isinstance(attribute, RelationAttribute):
-            return self.registry.content_types[attribute.target]
-        return self.registry.components[attribute.component]
-
     # ------------------------------------------------------------ filters
 
     def filters(self, model: Model) -> GraphQLInputObjectType:
@@ -248,8 +244,10 @@ class InputTypes:
                 result[attribute.name] = GraphQLInputField(
                     self.scalar_filter(scalar_type(attribute.type))
                 )
-            elif isinstance(attribute, RelationAttribute | ComponentAttribute):
-                result[attribute.name] = GraphQLInputField(self.filters(self._target(attribute)))
+            elif isinstance(attribute, NestingAttribute):
+                result[attribute.name] = GraphQLInputField(
+                    self.filters(self.registry.target(attribute))
+                )
         if isinstance(model, ContentType):
             datetime_filter = self.scalar_filter(DATETIME)
             result["createdAt"] = GraphQLInputField(datetime_filter)
@@ -292,7 +290,7 @@ class InputTypes:
             elif isinstance(attribute, RelationAttribute):
                 field_type = GraphQLList(GraphQLID) if attribute.is_to_many else GraphQLID
             elif isinstance(attribute, ComponentAttribute):
-                component_input = self.input(self._target(attribute))
+                component_input = self.input(self.registry.target(attribute))
                 field_type = (
                     GraphQLList(component_input) if attribute.repeatable else component_input
                 )

@@ -6,37 +6,25 @@ One handler per path dispatches on the method, so that a wrong method gets a 405
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from fastapi import Request
 from starlette.responses import Response
 
 from contentapi.auth.actor import Actor, may
-from contentapi.auth.deps import CallerResolver
-from contentapi.entries import EntryService
-from contentapi.entries.serialize import RestSerializer
 from contentapi.errors import NotFoundError
 from contentapi.http.body import read_data, read_json_object
 from contentapi.http.params import parse_entry_id, query_params
 from contentapi.http.responses import OrjsonResponse
+from contentapi.http.services import ContentServices
 from contentapi.query.ast import ReadQuery, RelationPopulate
 from contentapi.query.parse import LOCALIZATIONS, QueryParser
 from contentapi.rest.envelope import list_envelope, single_envelope
 from contentapi.rest.parsed_queries import ParsedQueries, RouteKind
 from contentapi.schema.model import ContentType
 
-__all__ = ["ContentServices", "Resource"]
-
-
-@dataclass(frozen=True)
-class ContentServices:
-    """What the content routes use, built once by the composition root (``app.py``)."""
-
-    callers: CallerResolver
-    entries: EntryService
-    query_parser: QueryParser
-    serializer: RestSerializer
+__all__ = ["Resource"]
 
 
 class Resource:

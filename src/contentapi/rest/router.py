@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from contentapi.rest.handlers import ContentServices, Resource
+from contentapi.http.services import ContentServices
+from contentapi.rest.handlers import Resource
 from contentapi.schema.registry import Registry
 
 __all__ = ["build_content_router"]

@@ -151,6 +151,9 @@ class DynamicZoneAttribute:
 Attribute = (
     ScalarAttribute | RelationAttribute | MediaAttribute | ComponentAttribute | DynamicZoneAttribute
 )
+#: An attribute whose value is rows of another model (``Registry.target``): a relation's
+#: entries, a component's rows — what a filter reaches through to that model's fields.
+NestingAttribute = RelationAttribute | ComponentAttribute
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
-from contentapi.schema.model import Component, ContentType, Model, RelationAttribute, RelationLink
+from contentapi.schema.model import (
+    Component,
+    ContentType,
+    Model,
+    NestingAttribute,
+    RelationAttribute,
+    RelationLink,
+)
 from contentapi.schema.model_errors import ModelError
 from contentapi.schema.naming import link_table, snake_case
 
@@ -56,6 +63,13 @@ class Registry:
         """A content type or component by uid (``KeyError`` when absent)."""
         found = self.content_types.get(uid)
         return found if found is not None else self.components[uid]
+
+    def target(self, attribute: NestingAttribute) -> Model:
+        """The model whose rows ``attribute`` holds: a relation's target content type, a
+        component attribute's component."""
+        if isinstance(attribute, RelationAttribute):
+            return self.content_types[attribute.target]
+        return self.components[attribute.component]
 
     def models(self) -> list[Model]:
         return [*self.content_types.values(), *self.components.values()]

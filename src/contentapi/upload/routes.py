@@ -20,18 +20,15 @@ from starlette.staticfiles import NotModifiedResponse, PathLike, StaticFiles
 from starlette.types import Scope
 
 from contentapi.auth.actor import may
-from contentapi.auth.deps import CallerResolver
 from contentapi.db.engine import Database
 from contentapi.db.tables import ContentTables
-from contentapi.entries import EntryService
-from contentapi.entries.serialize import RestSerializer
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.http.limits import hold_body_to
 from contentapi.http.params import parse_entry_id, query_params
 from contentapi.http.responses import OrjsonResponse
+from contentapi.http.services import ContentServices
 from contentapi.query.ast import ReadQuery
 from contentapi.query.entity_paging import with_entity_paging
-from contentapi.query.parse import QueryParser
 from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import ContentType
 from contentapi.schema.registry import Registry
@@ -107,15 +104,13 @@ def _infos(raw: list[Any], count: int) -> list[dict[str, Any]]:
 class UploadServices:
     """What the upload routes use, built once by the composition root (``app.py``)."""
 
-    callers: CallerResolver
+    #: who is asking, and how files are read and rendered
+    content: ContentServices
     uploads: UploadService
     registry: Registry
     #: ``upload/related.py`` reads the order of a file's attachments
     database: Database
     tables: ContentTables
-    entries: EntryService
-    query_parser: QueryParser
-    serializer: RestSerializer
     file_type: ContentType
     #: ``CONTENTAPI_UPLOAD_MAX_SIZE``
     max_size: int
@@ -125,13 +120,13 @@ class UploadServices:
 
 def build_upload_router(services: UploadServices) -> APIRouter:
     service = services.uploads
-    callers = services.callers
+    callers = services.content.callers
     router = APIRouter(prefix="/api/upload")
     file_type = services.file_type
 
     def plain(entry: dict[str, Any]) -> dict[str, Any]:
-        flat = services.serializer.plain(file_type, entry)
-        return plain_related(services.serializer, services.registry, flat)
+        flat = services.content.serializer.plain(file_type, entry)
+        return plain_related(services.content.serializer, services.registry, flat)
 
     @router.post("")
     async def upload(request: Request) -> Response:
@@ -162,7 +157,7 @@ def build_upload_router(services: UploadServices) -> APIRouter:
     @router.get("/files")
     async def find(request: Request) -> Response:
         actor = await callers.require(request, f"{UPLOAD}.find")
-        parser = services.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
+        parser = services.content.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
         params = query_params(request)
         # paged as Strapi's entity service pages (top-level start/limit), at most maxLimit rows
         query = parser.read_query(file_type, {k: v for k, v in params.items() if k != "pagination"})
@@ -170,14 +165,14 @@ def build_upload_router(services: UploadServices) -> APIRouter:
         query = with_related(
             query, params, services.registry, lambda uid: may(actor, f"{uid}.find")
         )
-        page = await services.entries.find_many(FILE_UID, query)
+        page = await services.content.entries.find_many(FILE_UID, query)
         await in_attachment_order(services.database, services.tables, page.entries)
         return OrjsonResponse([plain(entry) for entry in page.entries])
 
     @router.get("/files/{file_id}")
     async def find_one(request: Request, file_id: str) -> Response:
         actor = await callers.require(request, f"{UPLOAD}.findOne")
-        parser = services.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
+        parser = services.content.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
         # Strapi checks the whole query (a private or unknown name is 400) and then reads the
         # file with the populate alone: `fields` are not applied.
         params = query_params(request)

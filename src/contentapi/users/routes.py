@@ -17,18 +17,15 @@ from fastapi import APIRouter, Request
 from starlette.responses import RedirectResponse, Response
 
 from contentapi.auth.actor import Actor, may
-from contentapi.auth.deps import CallerResolver
 from contentapi.auth.permissions import PLUGIN
 from contentapi.auth.ratelimit import client_address
-from contentapi.entries import EntryService
-from contentapi.entries.serialize import RestSerializer
 from contentapi.errors import NotFoundError, UnauthorizedError
 from contentapi.http.body import read_json_object
 from contentapi.http.params import parse_entry_id, query_params
 from contentapi.http.responses import OrjsonResponse
+from contentapi.http.services import ContentServices
 from contentapi.query.ast import ReadQuery
 from contentapi.query.entity_paging import with_entity_paging
-from contentapi.query.parse import QueryParser
 from contentapi.schema.builtin import USER_UID
 from contentapi.schema.model import ContentType
 from contentapi.users.flows import AuthFlows, SignedIn
@@ -43,14 +40,12 @@ __all__ = ["UsersServices", "build_users_router"]
 class UsersServices:
     """What the users-permissions routes use, built once by the composition root (``app.py``)."""
 
-    callers: CallerResolver
+    #: who is asking, and how users are read and rendered
+    content: ContentServices
     users: UsersService
     #: the auth flows (``users/flows.py``), shared with GraphQL
     flows: AuthFlows
     roles: RolesService
-    entries: EntryService
-    query_parser: QueryParser
-    serializer: RestSerializer
     user_type: ContentType
     #: ``CONTENTAPI_REST_MAX_LIMIT``: the users list's size when no pagination is asked
     max_limit: int
@@ -59,7 +54,7 @@ class UsersServices:
 def _user_query(
     services: UsersServices, request: Request, actor: Actor, *, listing: bool
 ) -> ReadQuery:
-    parser = services.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
+    parser = services.content.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
     content_type = services.user_type
     params = query_params(request)
     if not listing:
@@ -73,7 +68,7 @@ def _written_user_query(services: UsersServices, actor: Actor) -> ReadQuery:
     """The answer of ``POST /api/users`` and ``PUT /api/users/:id``: Strapi's ``add`` and
     ``edit`` populate the role whatever the query string says (it is not read), and its output
     sanitizer leaves the role out for a caller who may not find roles."""
-    parser = services.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
+    parser = services.content.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
     return parser.entry_query(services.user_type, {"populate": "role"})
 
 
@@ -82,10 +77,10 @@ def build_users_router(services: UsersServices) -> APIRouter:
     users = services.users
     roles = services.roles
     flows = services.flows
-    require = services.callers.require
+    require = services.content.callers.require
 
     def _user(request: Request, entry: dict[str, Any]) -> dict[str, Any]:
-        return services.serializer.plain(services.user_type, entry)
+        return services.content.serializer.plain(services.user_type, entry)
 
     async def auth_answer(request: Request, signed_in: SignedIn) -> Response:
         user = signed_in.user if signed_in.user is not None else await _read_user(signed_in)
@@ -172,7 +167,7 @@ def build_users_router(services: UsersServices) -> APIRouter:
     async def count(request: Request) -> Response:
         actor = await require(request, f"{PLUGIN}.user.count")
         query = _user_query(services, request, actor, listing=True)
-        return OrjsonResponse(await services.entries.count(USER_UID, query))
+        return OrjsonResponse(await services.content.entries.count(USER_UID, query))
 
     @router.api_route("/users", methods=["GET", "POST"])
     async def users_collection(request: Request) -> Response:
@@ -183,7 +178,7 @@ def build_users_router(services: UsersServices) -> APIRouter:
             created = await users.create(body, _written_user_query(services, actor))
             return OrjsonResponse(_user(request, created), status_code=201)
         actor = await require(request, f"{PLUGIN}.user.find")
-        page = await services.entries.find_many(
+        page = await services.content.entries.find_many(
             USER_UID, _user_query(services, request, actor, listing=True)
         )
         return OrjsonResponse([_user(request, entry) for entry in page.entries])
@@ -198,7 +193,9 @@ def build_users_router(services: UsersServices) -> APIRouter:
                 parse_entry_id(user_id), await read_json_object(request), query
             )
         elif action == "destroy":  # Strapi's remove: the deleted row, the query not read
-            entry = await services.entries.delete(USER_UID, parse_entry_id(user_id), ReadQuery())
+            entry = await services.content.entries.delete(
+                USER_UID, parse_entry_id(user_id), ReadQuery()
+            )
         else:
             # Strapi's findOne validates the query before it reads the id: a bad query string
             # is a 400 whatever the id (`/api/users/abc?fields[0]=password`)

@@ -17,6 +17,7 @@ from contentapi.query.ast import (
     RelationPopulate,
 )
 from contentapi.query.populate import RelationCount
+from contentapi.query.populate.base import Level
 from contentapi.query.populate.batched import json_readers
 from contentapi.schema.model import ContentType
 from tests.unit.query.populate_fakes import (
@@ -98,13 +99,9 @@ async def test_relation_rows_are_grouped_per_parent_in_the_order_read() -> None:
     kept = FakeKept([(2, 12, "Life"), (1, 10, "Tech"), (1, 11, "Science"), (2, 10, "Tech")])
     found = entries(1, 2, 3)
     await populator("sqlite", kept)._relation(
-        NO_CONNECTION,
-        article(),
+        Level(NO_CONNECTION, article(), found, [1, 2, 3], "live"),
         "categories",
         RelationPopulate(fields=("name",)),
-        found,
-        [1, 2, 3],
-        "live",
     )
     assert found == [
         {"id": 1, "categories": [{"id": 10, "name": "Tech"}, {"id": 11, "name": "Science"}]},
@@ -118,13 +115,9 @@ async def test_a_to_one_relation_is_its_first_row_or_none() -> None:
     kept = FakeKept([(1, 5, "Alice")])
     found = entries(1, 2)
     await populator("sqlite", kept)._relation(
-        NO_CONNECTION,
-        article(),
+        Level(NO_CONNECTION, article(), found, [1, 2], "live"),
         "author",
         RelationPopulate(fields=("name",)),
-        found,
-        [1, 2],
-        "live",
     )
     assert found == [{"id": 1, "author": {"id": 5, "name": "Alice"}}, {"id": 2, "author": None}]
 
@@ -134,7 +127,9 @@ async def test_a_relation_statement_is_built_once_and_kept() -> None:
     reader = populator("sqlite", kept)
     node = RelationPopulate(fields=("name",))
     for _ in range(2):
-        await reader._relation(NO_CONNECTION, article(), "author", node, entries(1), [1], "live")
+        await reader._relation(
+            Level(NO_CONNECTION, article(), entries(1), [1], "live"), "author", node
+        )
     assert kept.calls[0][0] is kept.calls[1][0]
 
 
@@ -143,7 +138,9 @@ async def test_a_filter_that_cannot_be_hashed_runs_a_statement_built_for_the_req
     kept = FakeKept()
     node = RelationPopulate(fields=("name",), filters=Comparison("name", "string", "$in", ["A"]))
     found = entries(1)
-    await populator("sqlite", kept)._relation(conn, article(), "author", node, found, [1], "live")
+    await populator("sqlite", kept)._relation(
+        Level(conn, article(), found, [1], "live"), "author", node
+    )
     assert found == [{"id": 1, "author": {"id": 5, "name": "Alice"}}]
     assert kept.calls == [] and conn.calls[0][1] == {"ids": [1]}
 
@@ -170,7 +167,9 @@ async def test_relations_read_together_are_grouped_per_relation_and_parent() -> 
         ]
     )
     found = entries(1, 2, 3)
-    await reader._relations_at_once(NO_CONNECTION, together, nodes, found, [1, 2, 3], "live")
+    await reader._relations_at_once(
+        Level(NO_CONNECTION, article(), found, [1, 2, 3], "live"), together, nodes
+    )
     assert found == [
         {
             "id": 1,
@@ -235,12 +234,7 @@ async def test_components_read_together_are_placed_per_parent_field_and_zone() -
         "blocks": DynamicZonePopulate(on={"blocks.quote": ComponentPopulate(fields=("title",))}),
     }
     await populator("postgresql", FakeKept(rows))._components(
-        NO_CONNECTION,
-        article(),
-        nodes,
-        found,
-        [1, 2],
-        "live",
+        Level(NO_CONNECTION, article(), found, [1, 2], "live"), nodes
     )
     assert found == [
         {
@@ -267,12 +261,8 @@ async def test_components_read_per_type_keep_the_join_order() -> None:
     kept = FakeKept(join_rows, component_rows)
     found = entries(1, 2)
     await populator("sqlite", kept)._components(
-        NO_CONNECTION,
-        article(),
+        Level(NO_CONNECTION, article(), found, [1, 2], "live"),
         {"links": ComponentPopulate(fields=("label",))},
-        found,
-        [1, 2],
-        "live",
     )
     assert found == [
         {"id": 1, "links": [{"id": 21, "label": "b"}, {"id": 20, "label": "a"}]},
@@ -299,7 +289,7 @@ async def test_media_of_a_level_are_grouped_per_parent_and_attribute() -> None:
         "gallery": MediaPopulate(fields=("name",)),
     }
     await populator("postgresql", kept)._media(
-        NO_CONNECTION, article(), media, found, [1, 2, 3], "live"
+        Level(NO_CONNECTION, article(), found, [1, 2, 3], "live"), media
     )
     assert found == [
         {

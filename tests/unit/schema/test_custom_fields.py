@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from contentapi.config import Settings
-from contentapi.schema import ModelErrors, ScalarAttribute, load_registry
+from contentapi.schema import ModelErrors, load_registry
 from contentapi.schema.custom_fields import (
     CustomFieldError,
     CustomFields,
     parse_custom_fields_setting,
 )
+from contentapi.schema.model import ScalarAttribute
 from contentapi.settings_loader import ConfigError, load_settings
 
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from contentapi.schema import ModelErrors, RelationAttribute, ScalarAttribute, load_registry
+from contentapi.schema import ModelErrors, load_registry
 from contentapi.schema.builtin import BUILTIN_DOCUMENTS, USER_UID
+from contentapi.schema.model import RelationAttribute, ScalarAttribute
 from contentapi.schema.sources import OWN_USER_EXTENSION as USER_EXTENSION_PATH
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "user-extension" / "models"

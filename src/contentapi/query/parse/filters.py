@@ -28,12 +28,11 @@ from contentapi.query.parse.scope import LOCALIZATIONS, ModelScope
 from contentapi.query.parse.shapes import as_list, indexed
 from contentapi.query.parse.spelling import REST, Spelling
 from contentapi.schema.model import (
-    ComponentAttribute,
     ContentType,
     DynamicZoneAttribute,
     MediaAttribute,
     Model,
-    RelationAttribute,
+    NestingAttribute,
 )
 
 __all__ = ["FilterParser"]
@@ -88,7 +87,7 @@ def _deep(model: Model, name: str) -> bool:
     ``localizations`` of a localized type."""
     if name == LOCALIZATIONS and isinstance(model, ContentType) and model.localized:
         return True
-    return isinstance(model.attributes.get(name), RelationAttribute | ComponentAttribute)
+    return isinstance(model.attributes.get(name), NestingAttribute)
 
 
 def _conditions(model: Model, node: Mapping[str, Any], spelling: Spelling) -> Mapping[str, Any]:
@@ -273,14 +272,10 @@ class FilterParser(ModelScope):
         attribute = model.attributes.get(name)
         if name == LOCALIZATIONS and isinstance(model, ContentType) and model.localized:
             target: Model = model
-        elif isinstance(attribute, RelationAttribute | ComponentAttribute):
+        elif isinstance(attribute, NestingAttribute):
             if attribute.private or not self._readable(attribute):
                 raise invalid_parameter(name)
-            target = (
-                self.registry.content_types[attribute.target]
-                if isinstance(attribute, RelationAttribute)
-                else self.registry.components[attribute.component]
-            )
+            target = self.registry.target(attribute)
         else:  # pragma: no cover - `_deep` said it is one of those
             raise invalid_parameter(name)
         hop = _Hop(model.uid, name, target.uid)

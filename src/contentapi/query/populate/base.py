@@ -24,7 +24,20 @@ from contentapi.query.populate.columns import Entry
 from contentapi.schema.model import Model
 from contentapi.schema.registry import Registry
 
-__all__ = ["PopulatorBase"]
+__all__ = ["Level", "PopulatorBase"]
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """One level being populated, as every reader of it needs it: the connection, the model
+    and rows of the level, the rows' ids (each once, in order) and the publication state the
+    request asked for."""
+
+    conn: AsyncConnection
+    model: Model
+    entries: Sequence[Entry]
+    ids: list[int]
+    publication_state: str
 
 
 @dataclass(eq=False)

@@ -28,7 +28,6 @@ from sqlalchemy import (
     select,
     union_all,
 )
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.query.ast import (
     ComponentPopulate,
@@ -37,7 +36,7 @@ from contentapi.query.ast import (
     attribute_of,
 )
 from contentapi.query.parse import LOCALIZATIONS
-from contentapi.query.populate.base import PopulatorBase
+from contentapi.query.populate.base import Level, PopulatorBase
 from contentapi.query.populate.columns import PARENT, ROW, Entry
 from contentapi.query.populate.component_specs import wanted, zone_choices
 from contentapi.query.populate.relations import RelationReader
@@ -190,20 +189,17 @@ class RelationsBatch(RelationReader):
         return self._keep(key, RelationsTogether(statement, tuple(members)))
 
     async def _relations_at_once(
-        self,
-        conn: AsyncConnection,
-        together: RelationsTogether,
-        nodes: dict[str, RelationPopulate],
-        entries: Sequence[Entry],
-        ids: list[int],
-        publication_state: str,
+        self, level: Level, together: RelationsTogether, nodes: dict[str, RelationPopulate]
     ) -> None:
         """Run ``_relations_together``'s statement and attach each relation as ``_relation``
         does, then populate inside each (in the order asked) as this request's ``nodes`` say
         (the kept statement's key leaves nested populates out)."""
         by_parent: list[dict[int, list[Entry]]] = [defaultdict(list) for _ in together.members]
         related: list[list[Entry]] = [[] for _ in together.members]
-        for index, parent, values in await self.kept.rows(conn, together.statement, {"ids": ids}):
+        conn = level.conn
+        for index, parent, values in await self.kept.rows(
+            conn, together.statement, {"ids": level.ids}
+        ):
             member = together.members[index]
             for column, read in member.readers:
                 value = values[column]
@@ -213,7 +209,7 @@ class RelationsBatch(RelationReader):
             by_parent[index][int(parent)].append(entry)
             related[index].append(entry)
         for index, member in enumerate(together.members):
-            for entry in entries:
+            for entry in level.entries:
                 found = by_parent[index].get(int(entry["id"]), [])
                 entry[member.name] = found if member.to_many else (found[0] if found else None)
         for index, member in enumerate(together.members):
@@ -223,7 +219,7 @@ class RelationsBatch(RelationReader):
                 member.target,
                 related[index],
                 node.populate,
-                node.publication_state or publication_state,
+                node.publication_state or level.publication_state,
             )
 
 

@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.query.ast import ComponentPopulate, DynamicZonePopulate, attribute_of
+from contentapi.query.populate.base import Level
 from contentapi.query.populate.batched import ComponentsBatch
 from contentapi.query.populate.columns import Entry, select_columns, to_entry
 from contentapi.query.populate.component_specs import own_batch, wanted, zone_spec
@@ -30,14 +31,9 @@ class ComponentReader(ComponentsBatch):
     """Reads populated component and dynamic-zone fields of a level."""
 
     async def _components(
-        self,
-        conn: AsyncConnection,
-        model: Model,
-        nodes: dict[str, ComponentPopulate | DynamicZonePopulate],
-        entries: Sequence[Entry],
-        ids: list[int],
-        publication_state: str,
+        self, level: Level, nodes: dict[str, ComponentPopulate | DynamicZonePopulate]
     ) -> None:
+        conn, model, ids = level.conn, level.model, level.ids
         rows: dict[tuple[str, str | None, int], Any] = {}  # (uid, batch, id) → row mapping
         rank: dict[tuple[str, str | None, int], int] = {}
         # attribute → the populate keys reading it (more than one: GraphQL aliases)
@@ -129,13 +125,17 @@ class ComponentReader(ComponentsBatch):
             spec = specs[(field, uid)]
             if spec.populate:
                 await self.run(
-                    conn, self.registry.components[uid], items, spec.populate, publication_state
+                    conn,
+                    self.registry.components[uid],
+                    items,
+                    spec.populate,
+                    level.publication_state,
                 )
         single: dict[str, bool] = {}
         for name in nodes:
             attribute = model.attributes[attribute_of(name)]
             single[name] = isinstance(attribute, ComponentAttribute) and not attribute.repeatable
-        for entry in entries:
+        for entry in level.entries:
             for name, one in single.items():
                 items = placed.get((int(entry["id"]), name), [])
                 entry[name] = (items[0] if items else None) if one else items

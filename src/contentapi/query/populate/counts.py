@@ -7,16 +7,13 @@ reading the relation (``RelationReader._relation_parts``); each entry gets a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.query.ast import RelationPopulate
-from contentapi.query.populate.columns import Entry
+from contentapi.query.populate.base import Level
 from contentapi.query.populate.relations import RelationReader
-from contentapi.schema.model import Model
 
 __all__ = ["CountReader", "RelationCount"]
 
@@ -31,18 +28,9 @@ class RelationCount:
 class CountReader(RelationReader):
     """Counts populated relations, one statement per counted relation of a level."""
 
-    async def _count(
-        self,
-        conn: AsyncConnection,
-        model: Model,
-        name: str,
-        node: RelationPopulate,
-        entries: Sequence[Entry],
-        ids: list[int],
-        publication_state: str,
-    ) -> None:
-        publication_state = node.publication_state or publication_state
-        parts = self._relation_parts(model, name, node, publication_state)
+    async def _count(self, level: Level, name: str, node: RelationPopulate) -> None:
+        publication_state = node.publication_state or level.publication_state
+        parts = self._relation_parts(level.model, name, node, publication_state)
         parent = parts.parent
         counted = (
             select(parent, func.count())
@@ -50,7 +38,7 @@ class CountReader(RelationReader):
             .where(*parts.conditions)
             .group_by(parent)
         )
-        found = await conn.execute(counted, {"ids": ids})
+        found = await level.conn.execute(counted, {"ids": level.ids})
         totals: dict[int, int] = {int(p): int(n) for p, n in found.all()}
-        for entry in entries:
+        for entry in level.entries:
             entry[name] = RelationCount(int(totals.get(int(entry["id"]), 0)))

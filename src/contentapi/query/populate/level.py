@@ -19,6 +19,7 @@ from contentapi.query.ast import (
     Populate,
     RelationPopulate,
 )
+from contentapi.query.populate.base import Level
 from contentapi.query.populate.batched import RelationsBatch
 from contentapi.query.populate.columns import Entry
 from contentapi.query.populate.components import ComponentReader
@@ -42,7 +43,13 @@ class Populator(RelationsBatch, CountReader, MediaReader, ComponentReader):
     ) -> None:
         if not entries or not populate:
             return
-        ids = list(dict.fromkeys(int(entry["id"]) for entry in entries))
+        level = Level(
+            conn,
+            model,
+            entries,
+            list(dict.fromkeys(int(entry["id"]) for entry in entries)),
+            publication_state,
+        )
         for entry in entries:  # populated keys follow the order they were asked in
             for name in populate:
                 entry.setdefault(name, None)
@@ -52,22 +59,20 @@ class Populator(RelationsBatch, CountReader, MediaReader, ComponentReader):
         # never together when one of them is counted: a count has its own statement
         together = self._relations_together(model, relations, publication_state)
         if together is not None:
-            await self._relations_at_once(
-                conn, together, relations, entries, ids, publication_state
-            )
+            await self._relations_at_once(level, together, relations)
         for name, node in populate.items():
             if isinstance(node, RelationPopulate):
                 if node.count:
-                    await self._count(conn, model, name, node, entries, ids, publication_state)
+                    await self._count(level, name, node)
                 elif together is None:
-                    await self._relation(conn, model, name, node, entries, ids, publication_state)
+                    await self._relation(level, name, node)
             elif isinstance(node, MorphPopulate):
-                await self._morph(conn, name, node, entries, ids, publication_state)
+                await self._morph(level, name, node)
             elif isinstance(node, MediaPopulate):
                 media[name] = node
             else:
                 components[name] = node
         if media:
-            await self._media(conn, model, media, entries, ids, publication_state)
+            await self._media(level, media)
         if components:
-            await self._components(conn, model, components, entries, ids, publication_state)
+            await self._components(level, components)

@@ -9,13 +9,11 @@ media reading populates of its files runs once for the files of all parents of t
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
 
 from sqlalchemy import and_, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.query.ast import MediaPopulate, MorphPopulate, attribute_of
-from contentapi.query.populate.base import PopulatorBase
+from contentapi.query.populate.base import Level, PopulatorBase
 from contentapi.query.populate.columns import PARENT, Entry, select_columns, to_entry
 from contentapi.schema.builtin import FILE_UID
 from contentapi.schema.model import ContentType, MediaAttribute, Model
@@ -26,19 +24,12 @@ __all__ = ["MediaReader"]
 class MediaReader(PopulatorBase):
     """Reads populated media attributes and files' ``related`` of a level."""
 
-    async def _media(
-        self,
-        conn: AsyncConnection,
-        model: Model,
-        media: dict[str, MediaPopulate],
-        entries: Sequence[Entry],
-        ids: list[int],
-        publication_state: str,
-    ) -> None:
+    async def _media(self, level: Level, media: dict[str, MediaPopulate]) -> None:
         """All media of a level in one statement; a media list that filters or sorts its files
         (GraphQL's ``gallery(filters:, sort:)``) in one more of its own. Per level, never per
         row: each parent's page is cut by the shaper. What a reading populates of its files
         (``related``) is read once for all of them, the next level down."""
+        conn, model, ids = level.conn, level.model, level.ids
         files, morphs = self.tables.files, self.tables.file_morphs
         assert files is not None and morphs is not None
         file_model = self.registry.content_types[FILE_UID]
@@ -97,7 +88,7 @@ class MediaReader(PopulatorBase):
             attribute = model.attributes[attribute_of(name)]
             assert isinstance(attribute, MediaAttribute)
             multiple[name] = attribute.multiple
-        for entry in entries:
+        for entry in level.entries:
             for name, many in multiple.items():
                 found = grouped.get((int(entry["id"]), name), [])
                 entry[name] = found if many else (found[0] if found else None)
@@ -106,19 +97,12 @@ class MediaReader(PopulatorBase):
                 loaded = [
                     file for (_, key), found in grouped.items() if key == name for file in found
                 ]
-                await self.run(conn, file_model, loaded, node.populate, publication_state)
+                await self.run(conn, file_model, loaded, node.populate, level.publication_state)
 
-    async def _morph(
-        self,
-        conn: AsyncConnection,
-        name: str,
-        node: MorphPopulate,
-        files: Sequence[Entry],
-        ids: list[int],
-        publication_state: str,
-    ) -> None:
+    async def _morph(self, level: Level, name: str, node: MorphPopulate) -> None:
         """What each file is attached to: one statement for the attachments, then one per
         related model (entries of draft & publish types in the publication state asked)."""
+        conn, ids, publication_state = level.conn, level.ids, level.publication_state
         morphs = self.tables.file_morphs
         assert morphs is not None
         sql = self.compiler.sql
@@ -163,5 +147,5 @@ class MediaReader(PopulatorBase):
             found = loaded.get((link.related_type, int(link.related_id)))
             if found is not None:
                 by_file[int(link.file_id)].append(found)
-        for entry in files:
+        for entry in level.entries:
             entry[name] = by_file.get(int(entry["id"]), [])

@@ -10,17 +10,15 @@ statement here and the batched PostgreSQL one (``batched.py``) and the counts
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import FromClause, Select, func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.query.ast import RelationPopulate, attribute_of
 from contentapi.query.compile import localizations_link
 from contentapi.query.parse import LOCALIZATIONS
-from contentapi.query.populate.base import PopulatorBase
+from contentapi.query.populate.base import Level, PopulatorBase
 from contentapi.query.populate.columns import PARENT, ROW, Entry, select_columns
 from contentapi.schema.model import ContentType, Model, RelationAttribute
 
@@ -124,17 +122,9 @@ class RelationReader(PopulatorBase):
             statement = select(*selected).select_from(source).where(*conditions).order_by(*order)
         return statement, columns, target, to_many
 
-    async def _relation(
-        self,
-        conn: AsyncConnection,
-        model: Model,
-        name: str,
-        node: RelationPopulate,
-        entries: Sequence[Entry],
-        ids: list[int],
-        publication_state: str,
-    ) -> None:
-        publication_state = node.publication_state or publication_state
+    async def _relation(self, level: Level, name: str, node: RelationPopulate) -> None:
+        conn, model, ids = level.conn, level.model, level.ids
+        publication_state = node.publication_state or level.publication_state
         key = (model.uid, name, node.fields, node.filters, node.sort, node.limit, node.offset)
         cache_key: tuple[Any, ...] | None = (*key, node.publication_state, publication_state)
         try:
@@ -159,7 +149,7 @@ class RelationReader(PopulatorBase):
             entry = dict(zip(names, row[1:stop], strict=True))
             by_parent[int(row[0])].append(entry)
             related.append(entry)
-        for entry in entries:
+        for entry in level.entries:
             mine = by_parent.get(int(entry["id"]), [])
             entry[name] = mine if to_many else (mine[0] if mine else None)
         await self.run(conn, target, related, node.populate, publication_state)

@@ -1,0 +1,23 @@
+"""The services every protocol surface's routes read content through, built once by the
+composition root (``app.py``) and handed to the content, users and upload routers alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from contentapi.auth.deps import CallerResolver
+from contentapi.entries import EntryService
+from contentapi.entries.serialize import RestSerializer
+from contentapi.query.parse import QueryParser
+
+__all__ = ["ContentServices"]
+
+
+@dataclass(frozen=True)
+class ContentServices:
+    """Who is asking, what they may read, and how it is read and rendered."""
+
+    callers: CallerResolver
+    entries: EntryService
+    query_parser: QueryParser
+    serializer: RestSerializer
