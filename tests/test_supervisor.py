@@ -28,6 +28,8 @@ from tests.conftest import ADMIN_TOKEN, MODELS
 READY = "Application startup complete"
 #: the supervisor heard a worker's first heartbeat
 BEATING = "is serving (its first heartbeat)"
+#: what a stopping worker logs before it finishes the requests of its connections
+STOPPED_ACCEPTING = "Stopped accepting connections"
 CONTENTAPI = str(Path(sys.executable).parent / "contentapi")
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
@@ -255,20 +257,27 @@ def test_sighup_replaces_the_workers_one_by_one_refusing_no_connection(served, l
 def test_sigterm_finishes_a_request_in_flight_and_stops_all(served, log):
     process, supervisor, base = served
     workers = _workers(supervisor)
-    stopping = log.count("Shutting down")
+    stopping = log.count(STOPPED_ACCEPTING)
     port = int(base.rsplit(":", 1)[1])
     body = b'{"data": {"title": "sent across a shutdown"}}'
     head = (
         f"POST /api/articles HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {ADMIN_TOKEN}\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
     ).encode()
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+    get = f"GET /api/articles HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {ADMIN_TOKEN}\r\n\r\n"
+    with (
+        socket.create_connection(("127.0.0.1", port), timeout=10) as client,
+        socket.create_connection(("127.0.0.1", port), timeout=10) as fresh,
+    ):
         client.sendall(head + body[:10])
-        time.sleep(0.2)  # the worker reads the head and starts the request
+        time.sleep(0.2)  # the worker reads the head and starts the request; accepts `fresh`
         process.send_signal(signal.SIGTERM)
         _wait_for(
-            lambda: log.count("Shutting down") >= stopping + 2, seconds=10, what="workers stopping"
+            lambda: log.count(STOPPED_ACCEPTING) >= stopping + 2, seconds=10, what="no accepting"
         )
+        # accepted before the shutdown, its request sent after it began: answered, not dropped
+        fresh.sendall(get.encode())
+        assert fresh.recv(65536).startswith(b"HTTP/1.1 200")
         client.sendall(body[10:])
         answer = client.recv(65536)
     assert answer.startswith(b"HTTP/1.1 200"), answer[:200]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import math
 import os
 import signal
@@ -29,11 +30,37 @@ from contentapi.memory import limit_arenas, trim_when_idle
 
 __all__ = ["APP_FACTORY", "TEST_HANG", "run_worker"]
 
+log = logging.getLogger("uvicorn.error")
+
 #: What every worker runs (``create_server_app``: ``create_app`` plus ``gc.freeze``).
 APP_FACTORY = "contentapi.app:create_server_app"
 #: Tests only: set to ``1``, SIGUSR1 makes the worker's event loop spin for ever (a hung
 #: worker, for the supervisor's heartbeat tests). Nothing a client sends can do it.
 TEST_HANG = "CONTENTAPI_TEST_HANG_ON_SIGUSR1"
+
+
+#: Seconds a stopping worker gives a connection it has accepted to send its first request.
+FIRST_REQUEST_WAIT = 1.0
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, whose graceful shutdown first stops accepting and lets connections it
+    has just accepted send their request: uvicorn closes a connection with no request yet at
+    once, so a client whose request was on its way when a worker was replaced (SIGHUP, a
+    rolling restart under load) saw it dropped while the other workers were serving."""
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for listener in self.servers:
+            listener.close()  # the shared socket stays open: the other workers accept
+        log.info("Stopped accepting connections")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + FIRST_REQUEST_WAIT
+        while loop.time() < deadline and any(
+            getattr(connection, "cycle", True) is None  # accepted, no request yet
+            for connection in self.server_state.connections
+        ):
+            await asyncio.sleep(0.01)
+        await super().shutdown(sockets)
 
 
 def run_worker(
@@ -62,7 +89,7 @@ def run_worker(
         if shutdown_timeout is None
         else max(1, math.ceil(shutdown_timeout)),
     )
-    server = uvicorn.Server(config)
+    server = _Server(config)
     if fd is None:
         # Bound before the app starts: uvicorn binds after its start-up, so a port in use would
         # be an error after a worker had announced itself ready.
