@@ -17,6 +17,7 @@ from contentapi import __version__
 from contentapi.auth.deps import CallerResolver
 from contentapi.auth.ratelimit import RateLimiter
 from contentapi.config import Settings
+from contentapi.events.dispatch import Dispatcher
 from contentapi.extensions import load_extensions
 from contentapi.graphql import build_graphql, customized_schema
 from contentapi.graphql.context import GraphQLServices
@@ -68,8 +69,11 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await runtime.start()
-        # Here, not in ``Runtime.start``: one-shot commands (migrate, tokens, settings) start a
-        # runtime too, and nothing serves there.
+        # The webhooks' deliveries (events/dispatch.py) and the log line: here, not in
+        # ``Runtime.start``: one-shot commands (migrate, tokens, settings) start a runtime too,
+        # and nothing serves or delivers there.
+        dispatcher = Dispatcher(runtime.database, settings, runtime.entries.events)
+        await dispatcher.start()
         log.info(
             "contentapi ready: worker %d serving http://%s:%d",
             os.getpid(),
@@ -85,6 +89,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
         try:
             yield
         finally:
+            await dispatcher.stop()
             await runtime.stop()
 
     app = FastAPI(

@@ -14,7 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic import Field, Json, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -167,6 +167,23 @@ class Settings(BaseSettings):
     #: PEM file of the certificate authorities to trust (a private CA); the system's by default
     smtp_ca_file: Path | None = None
     smtp_timeout: float = 10
+    #: headers every webhook request carries (a JSON object, Strapi's
+    #: ``server.webhooks.defaultHeaders``); a webhook's own header of the same name wins
+    webhooks_default_headers: Json[dict[str, str]] | None = None
+    #: seconds one delivery may take (Strapi's 10)
+    webhooks_timeout: Annotated[float, Field(gt=0)] = 10
+    #: tries per delivery: a network error or a 5xx is tried again, with the wait doubling from
+    #: a second up to ``webhooks_retry_ceiling`` seconds (1: once, as Strapi)
+    webhooks_max_attempts: Annotated[int, Field(ge=1)] = 5
+    webhooks_retry_ceiling: Annotated[float, Field(gt=0)] = 300
+    #: with a secret, each request is signed: ``X-Contentapi-Signature: sha256=<HMAC-SHA256 of
+    #: the body, hex>``
+    webhooks_secret: SecretStr | None = None
+    #: webhook targets in private, loopback and link-local ranges; unset: allowed outside
+    #: production, refused in production
+    webhooks_allow_private: bool | None = None
+    #: seconds delivered and undeliverable events are kept (the change feed's retention)
+    events_retention: Annotated[float, Field(gt=0)] = 86_400
 
     @classmethod
     def settings_customise_sources(
@@ -240,6 +257,12 @@ class Settings(BaseSettings):
                 "or neither"
             )
         return self
+
+    @property
+    def webhooks_private_allowed(self) -> bool:
+        if self.webhooks_allow_private is not None:
+            return self.webhooks_allow_private
+        return self.env != "production"
 
     @property
     def trusted_proxy_list(self) -> list[str]:

@@ -36,6 +36,7 @@ from contentapi.db.notify import (
 from contentapi.db.sync import SyncReport, sync_database
 from contentapi.db.tables import ContentTables, build_tables
 from contentapi.entries import EntryService
+from contentapi.entries.events import EntryEvents
 from contentapi.entries.serialize import RestSerializer
 from contentapi.i18n.store import ensure_locales
 from contentapi.mail.outbox import Outbox
@@ -102,11 +103,13 @@ class Runtime:
             sqlite_busy_timeout=settings.sqlite_busy_timeout,
             statement_timeout=settings.statement_timeout,
         )
+        serializer = RestSerializer(registry)
         entries = EntryService(
             registry,
             tables,
             database,
             locales=LocaleCache(database),
+            events=EntryEvents(serializer, database.kept),
             passwords=PasswordHasher(settings.password_hash),
         )
         limits = QueryLimits(
@@ -123,7 +126,7 @@ class Runtime:
             database,
             entries,
             QueryParser(registry, limits),
-            RestSerializer(registry),
+            serializer,
             build_storage(settings),
             Outbox(build_mail_provider(settings)),
         )

@@ -34,6 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from contentapi.auth.permissions import ensure_default_roles
 from contentapi.db.engine import Database
 from contentapi.db.notify import AUTH_CHANNEL, CONTENT_CHANNEL, ChangeListener
+from contentapi.db.system import events, webhook_deliveries, webhooks
 from contentapi.runtime import Runtime
 
 __all__ = ["reset_tables"]
@@ -73,7 +74,9 @@ async def reset_tables(runtime: Runtime) -> None:
     async with runtime.database.write() as conn:
         postgres = runtime.database.dialect.name != "sqlite"
         if plan is None:
-            tables = [t.name for t in runtime.tables.metadata.sorted_tables]
+            # the change feed and the webhooks too (``db/system.py``): the writes fill them
+            feed = [events.name, webhook_deliveries.name, webhooks.name]
+            tables = feed + [t.name for t in runtime.tables.metadata.sorted_tables]
             sequences = await _owned_sequences(conn, tables) if postgres else {}
             plan = _Plan(tables, sequences)
             _plans[runtime.database] = plan

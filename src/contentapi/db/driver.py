@@ -112,7 +112,8 @@ class KeptStatements:
                 else:
                     self.driver_runs += 1
                     return rows
-        return (await conn.execute(statement, parameters)).all()
+        result = await conn.execute(statement, parameters)
+        return result.all() if result.returns_rows else []  # an INSERT without RETURNING
 
     async def mappings(
         self,

@@ -8,18 +8,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import BigInteger, Column, Double, Integer, MetaData, String, Table, Text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Double,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
 
-from contentapi.db.types import datetime_type
+from contentapi.db.types import datetime_type, json_type
 
 __all__ = [
     "api_token_permission_links",
     "api_token_permissions",
     "api_tokens",
     "core_store",
+    "events",
     "i18n_locales",
     "rate_limits",
     "system_metadata",
+    "webhook_deliveries",
+    "webhooks",
 ]
 
 system_metadata = MetaData()
@@ -83,4 +96,51 @@ rate_limits = Table(
     Column("key", String(64), primary_key=True),
     Column("window_start", datetime_type(), nullable=False),
     Column("hits", Integer, nullable=False),
+)
+
+#: Strapi's webhooks (its admin panel writes them; ``contentapi webhooks`` here)
+webhooks = Table(
+    "strapi_webhooks",
+    system_metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(255)),
+    Column("url", Text),
+    Column("headers", json_type()),
+    Column("events", json_type()),
+    Column("enabled", Boolean),
+)
+
+#: the change feed: one row per event, written in the transaction of the write it tells of
+events = Table(
+    "contentapi_events",
+    system_metadata,
+    Column("id", BigInteger().with_variant(Integer(), "sqlite"), primary_key=True),
+    Column("event", String(64), nullable=False),
+    Column("uid", String(255)),
+    Column("entry_id", Integer),
+    Column("locale", String(255)),
+    #: ``{model, uid, entry}`` or ``{media}`` as JSON text, in Strapi's key order
+    Column("payload", Text, nullable=False),
+    Column("created_at", datetime_type(), nullable=False),
+    Column("dispatched", Boolean, nullable=False),
+    sqlite_autoincrement=True,
+)
+
+#: one row per event and webhook it is sent to: its state, attempts and last outcome
+webhook_deliveries = Table(
+    "contentapi_webhook_deliveries",
+    system_metadata,
+    Column("id", BigInteger().with_variant(Integer(), "sqlite"), primary_key=True),
+    Column("event_id", BigInteger, nullable=False),
+    Column("webhook_id", Integer, nullable=False),
+    Column("webhook_name", String(255)),
+    Column("status", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_at", datetime_type(), nullable=False),
+    Column("last_status", Integer),
+    Column("last_error", Text),
+    Column("duration_ms", Integer),
+    Column("created_at", datetime_type(), nullable=False),
+    Column("finished_at", datetime_type()),
+    sqlite_autoincrement=True,
 )

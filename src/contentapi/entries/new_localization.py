@@ -92,6 +92,10 @@ class NewLocalizations(WritesParts):
             entry = await self.reads.read_back_existing(conn, content_type, entry_id, query)
             columns = [a.column for a in shared]
             await copy_non_localized(conn, self.tables, content_type, entry_id, members, columns)
+            await self.writes.record(conn, "entry.create", content_type, entry, query)
+            # Strapi's i18n updates the source entry to link it: an ``entry.update`` of it
+            linked = await self.reads.read_back_existing(conn, content_type, source_id, None)
+            await self.writes.record(conn, "entry.update", content_type, linked, None)
             return entry
 
     async def _localization_source(

@@ -14,6 +14,7 @@ from contentapi.auth.passwords import PasswordHasher
 from contentapi.db.engine import Database
 from contentapi.db.locales import LocaleCache
 from contentapi.db.tables import ContentTables
+from contentapi.entries.events import EntryEvents
 from contentapi.entries.new_localization import NewLocalizations
 from contentapi.entries.reads import Entry, EntryReads, Page
 from contentapi.entries.single_types import SingleTypes
@@ -36,6 +37,7 @@ class EntryService:
         database: Database,
         *,
         locales: LocaleCache,
+        events: EntryEvents,
         passwords: PasswordHasher | None = None,
     ) -> None:
         self.registry = registry
@@ -51,7 +53,9 @@ class EntryService:
         self.reads = EntryReads(
             registry, tables, database, self.compiler, self.populator, locales=locales
         )
-        self.writes = EntryWrites(self.reads, self.writer, self.passwords)
+        #: the change feed's writing side: every write records its events in its transaction
+        self.events = events
+        self.writes = EntryWrites(self.reads, self.writer, self.passwords, events)
         self.single_types = SingleTypes(self.reads, self.writes)
         self.localizations = NewLocalizations(self.reads, self.writes)
         #: list totals per query (the change listener empties them: ``runtime.py``)

@@ -89,7 +89,9 @@ class SingleTypes(WritesParts):
             await hash_passwords(write, self.passwords)
             if existing is None:
                 entry_id = await self.writer.insert_row(conn, content_type, write)
-                return await self.reads.read_back_existing(conn, content_type, entry_id, query)
+                entry = await self.reads.read_back_existing(conn, content_type, entry_id, query)
+                await self.writes.record(conn, "entry.create", content_type, entry, query)
+                return entry
             entry_id = int(existing.id)
             await self.writer.update_row(conn, content_type, entry_id, write)
             entry = await self.reads.read_back_existing(conn, content_type, entry_id, query)
@@ -97,6 +99,7 @@ class SingleTypes(WritesParts):
                 await sync_populated_localizations(
                     conn, self.tables, self.populator, content_type, entry, query or ReadQuery()
                 )
+            await self.writes.record(conn, "entry.update", content_type, entry, query)
             return entry
 
     async def delete_single(
@@ -115,5 +118,6 @@ class SingleTypes(WritesParts):
             if existing is None:
                 raise NotFoundError()
             entry = await self.reads.read_back_existing(conn, content_type, int(existing), query)
+            await self.writes.record(conn, "entry.delete", content_type, entry, query)
             await self.writer.delete_rows(conn, content_type, [int(existing)])
         return entry

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import select
@@ -20,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from contentapi.auth.passwords import PasswordHasher
 from contentapi.db.engine import Database
 from contentapi.entries.collaborators import ReadsParts
+from contentapi.entries.events import EntryEvents, EventName
 from contentapi.entries.input import parse_entry_input
 from contentapi.entries.localization import sync_populated_localizations
 from contentapi.entries.reads import Entry, EntryReads
@@ -41,9 +43,13 @@ _CALLER_MODELS = frozenset({USER_UID, ROLE_UID, PERMISSION_UID})
 class EntryWrites(ReadsParts):
     """Creates, updates and deletes entries of every content type in the registry."""
 
-    def __init__(self, reads: EntryReads, writer: Writer, passwords: PasswordHasher) -> None:
+    def __init__(
+        self, reads: EntryReads, writer: Writer, passwords: PasswordHasher, events: EntryEvents
+    ) -> None:
         super().__init__(reads)
         self.writer = writer
+        #: the change feed: each write records its events in its own transaction
+        self.events = events
         #: hashes password attributes (bcrypt by default, as Strapi: see ``auth.passwords``)
         self.passwords = passwords
         #: updates of one entry queue here, one transaction at a time per worker (turns.py)
@@ -60,7 +66,9 @@ class EntryWrites(ReadsParts):
         await hash_passwords(write, self.passwords)
         async with self.writing(uid) as conn:
             entry_id = await self.writer.insert_row(conn, content_type, write)
-            return await self.reads.read_back_existing(conn, content_type, entry_id, query)
+            entry = await self.reads.read_back_existing(conn, content_type, entry_id, query)
+            await self.record(conn, "entry.create", content_type, entry, query)
+            return entry
 
     async def update(
         self,
@@ -104,6 +112,7 @@ class EntryWrites(ReadsParts):
                 await sync_populated_localizations(
                     conn, self.tables, self.populator, content_type, entry, query
                 )
+            await self.record(conn, "entry.update", content_type, entry, query)
             return entry
 
     async def delete(self, uid: str, entry_id: int, query: ReadQuery | None = None) -> Entry:
@@ -112,10 +121,29 @@ class EntryWrites(ReadsParts):
             if not await self.lock_entry(conn, content_type, entry_id):
                 raise NotFoundError()
             entry = await self.reads.read_back_existing(conn, content_type, entry_id, query)
+            await self.record(conn, "entry.delete", content_type, entry, query)
             await self.writer.delete_rows(conn, content_type, [entry_id])
         return entry
 
     # --------------------------------------------------------------- helpers
+
+    async def record(
+        self,
+        conn: AsyncConnection,
+        event: EventName,
+        content_type: ContentType,
+        entry: Entry,
+        query: ReadQuery | None,
+    ) -> None:
+        """Record ``event`` of ``entry`` in the write's transaction (before a delete removes
+        it). An answer that selects some fields only (GraphQL's selection, REST's ``fields``)
+        is read again with every field for the event: Strapi's GraphQL resolvers write through
+        its entity service with no field list, so their events carry the whole entry."""
+        if query is not None and query.fields is not None:
+            entry = await self.reads.read_back_existing(
+                conn, content_type, int(entry["id"]), replace(query, fields=None)
+            )
+        await self.events.entry(conn, event, content_type, entry)
 
     async def locales_for(
         self, content_type: ContentType, *, creating: bool, conn: AsyncConnection | None = None

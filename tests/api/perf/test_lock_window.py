@@ -40,8 +40,9 @@ async def test_only_link_rows_and_writes_run_under_the_row_lock(app, statements,
         assert any("FROM categories" in s for s in before), before
     assert not any("FROM categories" in s for s in under_lock), under_lock
     assert not any(s.lstrip().startswith("SELECT articles.") for s in under_lock), under_lock
-    # the link rows, their writes and (PostgreSQL) the other side's order lock per target
-    link_work = ("articles_categories_links", "pg_advisory_xact_lock")
+    # the link rows, their writes, (PostgreSQL) the other side's order lock per target and
+    # the write's event (entries/events.py)
+    link_work = ("articles_categories_links", "pg_advisory_xact_lock", "contentapi_events")
     assert all(any(part in s for part in link_work) for s in under_lock), "\n".join(under_lock)
     # the answer is the row the UPDATE returned
     attributes = response.json()["data"]["attributes"]

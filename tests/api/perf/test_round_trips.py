@@ -51,11 +51,12 @@ async def test_round_trips_per_request_kind(proxied):
     assert await _count(proxied, "GET", "/api/articles/1") == 1
     assert await _count(proxied, "GET", "/api/articles/1?populate=author") == 2
     # the entry's publication state (it decides how the body is read), then BEGIN, the update
-    # that also locks the entry and returns the answer's columns (UPDATE … RETURNING), COMMIT
-    assert await _count(proxied, "PUT", "/api/articles/1", json={"data": {"summary": "s"}}) == 4
+    # that also locks the entry and returns the answer's columns (UPDATE … RETURNING), the
+    # write's event (entries/events.py), COMMIT
+    assert await _count(proxied, "PUT", "/api/articles/1", json={"data": {"summary": "s"}}) == 5
     # a relation write: + the entry's link rows, read once (the targets' existence is read by
     # the UPDATE itself)
     assert (
         await _count(proxied, "PUT", "/api/articles/2", json={"data": {"author": {"connect": [1]}}})
-        == 5
+        == 6
     )

@@ -40,7 +40,12 @@ SETTINGS = json.loads((FIXTURE / "settings.json").read_text())
 ANSWERS = json.loads((FIXTURE / "answers.json").read_text())
 
 #: The tables contentapi adds to a Strapi database (nothing else is created there).
-OWN_TABLES = {"alembic_version", "contentapi_rate_limits"}
+OWN_TABLES = {
+    "alembic_version",
+    "contentapi_rate_limits",
+    "contentapi_events",
+    "contentapi_webhook_deliveries",
+}
 #: The trigger functions contentapi adds (``db/notify.py``: LISTEN/NOTIFY of changes).
 NOTIFY_FUNCTIONS = {
     "contentapi_auth_changed",

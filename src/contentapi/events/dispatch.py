@@ -1,0 +1,337 @@
+"""Events to webhook deliveries, after the commit and off the request path.
+
+Every worker (and instance) runs a ``Dispatcher``; they share the work through the database:
+- *fan-out*: undispatched events (``contentapi_events``) become one delivery row per webhook
+  that wants them, and are marked dispatched — one transaction, the events locked with
+  ``FOR UPDATE SKIP LOCKED`` on PostgreSQL (SQLite's write transactions are serial);
+- *delivery*: due deliveries are claimed the same way and leased (``next_attempt_at`` moved
+  past the timeout: a worker that dies while sending leaves it due again), then sent, then
+  their outcome stored: delivered (2xx), due again later (a network error or a 5xx, the wait
+  doubling up to ``webhooks_retry_ceiling``), or failed (anything else, or out of attempts);
+- *retention*: events and finished deliveries older than ``events_retention`` are deleted.
+
+It runs when a write of this process commits an event and otherwise every second (other
+processes' events, retries that come due). At-least-once: a receiver drops duplicates by
+``X-Contentapi-Event-Id``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+from sqlalchemy import delete, exists, insert, select, update
+from sqlalchemy.exc import DBAPIError
+
+from contentapi.config import Settings
+from contentapi.db.engine import Database
+from contentapi.db.system import events, webhook_deliveries, webhooks
+from contentapi.entries.events import EntryEvents
+from contentapi.errors import ServiceUnavailableError
+from contentapi.events.request import private_target, request
+from contentapi.events.webhooks import list_webhooks
+
+__all__ = ["Dispatcher"]
+
+log = logging.getLogger("contentapi.events")
+
+#: seconds between looks at the database when nothing woke the dispatcher
+POLL_SECONDS = 1.0
+#: events fanned out, deliveries sent, per turn
+BATCH = 100
+#: seconds between retention clean-ups
+CLEAN_UP_SECONDS = 60.0
+
+PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class Dispatcher:
+    """Fans events out to webhooks and delivers them (see the module's docstring)."""
+
+    def __init__(self, database: Database, settings: Settings, recorder: EntryEvents) -> None:
+        self.database = database
+        self.settings = settings
+        self.recorder = recorder
+        self._seen = recorder.recorded
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._client: httpx.AsyncClient | None = None
+        self._cleaned = 0.0
+        #: whether an enabled webhook existed at the last turn: without one, a write does not
+        #: wake the dispatcher (its events are marked dispatched at the next poll, together)
+        self._webhooks_exist = False
+
+    async def start(self) -> None:
+        self._client = httpx.AsyncClient(timeout=self.settings.webhooks_timeout)
+        self.database.after_write.append(self._after_write)
+        self._task = asyncio.create_task(self._run(), name="contentapi-events")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._after_write in self.database.after_write:
+            self.database.after_write.remove(self._after_write)
+        if self._client is not None:
+            await self._client.aclose()
+
+    def _after_write(self) -> None:
+        """A write of this process committed: wake up if it recorded events for a webhook."""
+        if self._webhooks_exist and self.recorder.recorded != self._seen:
+            self._seen = self.recorder.recorded
+            self._wake.set()
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                busy = await self.turn()
+            except (ServiceUnavailableError, DBAPIError, OSError) as error:
+                # the database away or restarting: nothing is lost, the next turn tries again
+                log.warning("event dispatch: the database failed (%s); trying again", error)
+                busy = False
+            except Exception:  # a bug: logged with its trace, tried again next turn
+                log.exception("event dispatch failed; trying again")
+                busy = False
+            if not busy:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), POLL_SECONDS)
+
+    async def turn(self) -> bool:
+        """One round: fan out, deliver what is due, clean up now and then; True when there
+        may be more to do at once. Looks first in a read transaction: an idle turn takes no
+        write lock (SQLite has one for the whole database)."""
+        fanned = sent = 0
+        undispatched, due, self._webhooks_exist = await self._work_waiting()
+        if undispatched:
+            fanned = await self._fan_out()
+        if due or fanned:
+            sent = await self._deliver_due()
+        if time.monotonic() - self._cleaned > CLEAN_UP_SECONDS:
+            await self._clean_up()
+            self._cleaned = time.monotonic()
+        return fanned == BATCH or sent == BATCH
+
+    async def _work_waiting(self) -> tuple[bool, bool, bool]:
+        """Whether events wait to be fanned out, deliveries to be sent, and a webhook is
+        enabled."""
+        async with self.database.read() as conn:
+            undispatched = select(events.c.id).where(events.c.dispatched.is_(False)).limit(1)
+            due = (
+                select(webhook_deliveries.c.id)
+                .where(
+                    webhook_deliveries.c.status == PENDING,
+                    webhook_deliveries.c.next_attempt_at <= _now(),
+                )
+                .limit(1)
+            )
+            enabled = select(webhooks.c.id).where(webhooks.c.enabled.is_(True)).limit(1)
+            return (
+                (await conn.execute(undispatched)).first() is not None,
+                (await conn.execute(due)).first() is not None,
+                (await conn.execute(enabled)).first() is not None,
+            )
+
+    async def _fan_out(self) -> int:
+        async with self.database.write() as conn:
+            rows = (
+                await conn.execute(
+                    select(events.c.id, events.c.event)
+                    .where(events.c.dispatched.is_(False))
+                    .order_by(events.c.id)
+                    .limit(BATCH)
+                    .with_for_update(skip_locked=True)
+                )
+            ).all()
+            if not rows:
+                return 0
+            hooks = [hook for hook in await list_webhooks(conn) if hook.enabled]
+            if not hooks:  # the usual case: nothing to deliver, every waiting event done at once
+                done = update(events).where(events.c.dispatched.is_(False)).values(dispatched=True)
+                await conn.execute(done)
+                return len(rows)
+            now = _now()
+            deliveries = [
+                {
+                    "event_id": row.id,
+                    "webhook_id": hook.id,
+                    "webhook_name": hook.name,
+                    "status": PENDING,
+                    "attempts": 0,
+                    "next_attempt_at": now,
+                    "created_at": now,
+                }
+                for row in rows
+                for hook in hooks
+                if hook.wants(row.event)
+            ]
+            if deliveries:
+                await conn.execute(insert(webhook_deliveries), deliveries)
+            ids = [row.id for row in rows]
+            await conn.execute(update(events).where(events.c.id.in_(ids)).values(dispatched=True))
+        return len(rows)
+
+    async def _deliver_due(self) -> int:
+        now = _now()
+        lease = now + timedelta(seconds=self.settings.webhooks_timeout + 30)
+        async with self.database.write() as conn:
+            due = (
+                (
+                    await conn.execute(
+                        select(webhook_deliveries.c.id)
+                        .where(
+                            webhook_deliveries.c.status == PENDING,
+                            webhook_deliveries.c.next_attempt_at <= now,
+                        )
+                        .order_by(webhook_deliveries.c.next_attempt_at, webhook_deliveries.c.id)
+                        .limit(BATCH)
+                        .with_for_update(skip_locked=True)
+                    )
+                )
+                .scalars()
+                .all()
+            )
+            if not due:
+                return 0
+            await conn.execute(
+                update(webhook_deliveries)
+                .where(webhook_deliveries.c.id.in_(due))
+                .values(next_attempt_at=lease, attempts=webhook_deliveries.c.attempts + 1)
+            )
+            claimed = (
+                await conn.execute(
+                    select(
+                        webhook_deliveries.c.id,
+                        webhook_deliveries.c.attempts,
+                        webhook_deliveries.c.webhook_id,
+                        events.c.id.label("event_id"),
+                        events.c.event,
+                        events.c.payload,
+                        webhooks.c.url,
+                        webhooks.c.headers,
+                        webhooks.c.enabled,
+                    )
+                    .select_from(
+                        webhook_deliveries.join(
+                            events, events.c.id == webhook_deliveries.c.event_id
+                        ).outerjoin(webhooks, webhooks.c.id == webhook_deliveries.c.webhook_id)
+                    )
+                    .where(webhook_deliveries.c.id.in_(due))
+                )
+            ).all()
+        # each webhook's deliveries one after the other, in the order of their events (an
+        # update before the delete); the webhooks side by side
+        by_webhook: dict[int, list[Any]] = {}
+        for delivery in sorted(claimed, key=lambda row: row.event_id):
+            by_webhook.setdefault(delivery.webhook_id, []).append(delivery)
+        outcomes: dict[int, dict[str, Any]] = {}
+
+        async def send_in_order(deliveries: list[Any]) -> None:
+            for delivery in deliveries:
+                outcomes[delivery.id] = await self._send(delivery)
+
+        await asyncio.gather(*(send_in_order(group) for group in by_webhook.values()))
+        async with self.database.write() as conn:
+            for delivery in claimed:
+                outcome = outcomes[delivery.id]
+                await conn.execute(
+                    update(webhook_deliveries)
+                    .where(webhook_deliveries.c.id == delivery.id)
+                    .values(**outcome)
+                )
+        return len(due)
+
+    async def _send(self, delivery: Any) -> dict[str, Any]:
+        """Send one claimed delivery; the columns of its outcome."""
+        if delivery.url is None or not delivery.enabled:
+            return self._finished(FAILED, None, "the webhook was deleted or disabled", 0)
+        if not self.settings.webhooks_private_allowed:
+            address = await private_target(delivery.url)
+            if address is not None:
+                reason = f"{address} is a private address (CONTENTAPI_WEBHOOKS_ALLOW_PRIVATE)"
+                return self._finished(FAILED, None, reason, 0)
+        secret = self.settings.webhooks_secret
+        built = request(
+            delivery.url,
+            delivery.headers if isinstance(delivery.headers, dict) else {},
+            delivery.event,
+            delivery.payload,
+            sent_at=datetime.now(UTC),
+            event_id=delivery.event_id,
+            default_headers=self.settings.webhooks_default_headers,
+            secret=secret.get_secret_value() if secret else None,
+        )
+        assert self._client is not None
+        started = time.monotonic()
+        try:
+            answer = await self._client.post(built.url, content=built.body, headers=built.headers)
+        except httpx.HTTPError as error:
+            return self._retry_or_fail(delivery, None, repr(error), started)
+        if 200 <= answer.status_code < 300:
+            return self._finished(DELIVERED, answer.status_code, None, _ms(started))
+        if answer.status_code >= 500:
+            return self._retry_or_fail(delivery, answer.status_code, answer.text[:500], started)
+        return self._finished(FAILED, answer.status_code, answer.text[:500], _ms(started))
+
+    def _retry_or_fail(
+        self, delivery: Any, status: int | None, error: str, started: float
+    ) -> dict[str, Any]:
+        if delivery.attempts >= self.settings.webhooks_max_attempts:
+            return self._finished(FAILED, status, error, _ms(started))
+        wait = min(self.settings.webhooks_retry_ceiling, 2.0 ** (delivery.attempts - 1))
+        return {
+            "status": PENDING,
+            "next_attempt_at": _now() + timedelta(seconds=wait),
+            "last_status": status,
+            "last_error": error,
+            "duration_ms": _ms(started),
+        }
+
+    @staticmethod
+    def _finished(
+        status: str, code: int | None, error: str | None, duration_ms: int
+    ) -> dict[str, Any]:
+        return {
+            "status": status,
+            "last_status": code,
+            "last_error": error,
+            "duration_ms": duration_ms,
+            "finished_at": _now(),
+        }
+
+    async def _clean_up(self) -> None:
+        """Delete what the retention no longer keeps: finished deliveries, and events with no
+        delivery still to make."""
+        before = _now() - timedelta(seconds=self.settings.events_retention)
+        open_deliveries = exists().where(
+            webhook_deliveries.c.event_id == events.c.id,
+            webhook_deliveries.c.status == PENDING,
+        )
+        async with self.database.write() as conn:
+            await conn.execute(
+                delete(webhook_deliveries).where(
+                    webhook_deliveries.c.status != PENDING,
+                    webhook_deliveries.c.finished_at < before,
+                )
+            )
+            await conn.execute(
+                delete(events).where(
+                    events.c.created_at < before,
+                    events.c.dispatched.is_(True),
+                    ~open_deliveries,
+                )
+            )
+
+
+def _ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)
