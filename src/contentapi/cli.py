@@ -30,6 +30,7 @@ from contentapi.cli_settings import settings_app
 from contentapi.cli_tokens import tokens_app
 from contentapi.cli_transfer import export_command, import_command
 from contentapi.cli_types import types
+from contentapi.cli_webhooks import webhooks_app
 from contentapi.config import Settings
 
 __all__ = ["main"]
@@ -46,6 +47,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help=HELP, rich_ma
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(settings_app, name="settings")
 app.add_typer(locales_app, name="locales")
+app.add_typer(webhooks_app, name="webhooks")
 app.command("types")(types)
 app.command("export", cls=PlainHelpCommand)(export_command)
 app.command("import", cls=PlainHelpCommand)(import_command)

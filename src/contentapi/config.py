@@ -182,6 +182,9 @@ class Settings(BaseSettings):
     #: webhook targets in private, loopback and link-local ranges; unset: allowed outside
     #: production, refused in production
     webhooks_allow_private: bool | None = None
+    #: seconds between a worker's looks at the change feed when no write of its own woke it
+    #: (other processes' events, retries coming due)
+    events_poll_interval: Annotated[float, Field(gt=0)] = 1.0
     #: seconds delivered and undeliverable events are kept (the change feed's retention)
     events_retention: Annotated[float, Field(gt=0)] = 86_400
 

@@ -10,9 +10,9 @@ Every worker (and instance) runs a ``Dispatcher``; they share the work through t
   doubling up to ``webhooks_retry_ceiling``), or failed (anything else, or out of attempts);
 - *retention*: events and finished deliveries older than ``events_retention`` are deleted.
 
-It runs when a write of this process commits an event and otherwise every second (other
-processes' events, retries that come due). At-least-once: a receiver drops duplicates by
-``X-Contentapi-Event-Id``.
+It runs when a write of this process commits an event and otherwise every
+``events_poll_interval`` (a second: other processes' events, retries that come due).
+At-least-once: a receiver drops duplicates by ``X-Contentapi-Event-Id``.
 """
 
 from __future__ import annotations
@@ -40,8 +40,6 @@ __all__ = ["Dispatcher"]
 
 log = logging.getLogger("contentapi.events")
 
-#: seconds between looks at the database when nothing woke the dispatcher
-POLL_SECONDS = 1.0
 #: events fanned out, deliveries sent, per turn
 BATCH = 100
 #: seconds between retention clean-ups
@@ -65,7 +63,7 @@ class Dispatcher:
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._client: httpx.AsyncClient | None = None
-        self._cleaned = 0.0
+        self._cleaned = time.monotonic()  # the first clean-up a minute after the start
         #: whether an enabled webhook existed at the last turn: without one, a write does not
         #: wake the dispatcher (its events are marked dispatched at the next poll, together)
         self._webhooks_exist = False
@@ -105,7 +103,7 @@ class Dispatcher:
             if not busy:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), POLL_SECONDS)
+                    await asyncio.wait_for(self._wake.wait(), self.settings.events_poll_interval)
 
     async def turn(self) -> bool:
         """One round: fan out, deliver what is due, clean up now and then; True when there

@@ -9,11 +9,14 @@ import sqlite3
 from typing import Any
 
 import pytest
+from sqlalchemy import func, select
 
 from contentapi.db.outage import is_unavailable
+from contentapi.db.system import events
 from contentapi.errors import ApplicationError, ValidationError
 from tests.conftest import ADMIN_TOKEN
 from tests.support.pgproxy import url_through
+from tests.support.waiting import eventually
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 UNAVAILABLE = {
@@ -78,6 +81,8 @@ async def test_a_sqlite_database_locked_past_the_busy_timeout_answers_503(
     # the admin token's last-used stamp is written in a task of its own: let it end first, or
     # the lock below (taken synchronously, so the event loop stands still) waits on it
     await handle.runtime.token_usage.settle()
+    # and the create's event dispatched: the dispatcher's write would wait on the lock too
+    await eventually(lambda: _dispatched(handle), "the create's event dispatched")
     holder = sqlite3.connect(url.split(":///", 1)[1], isolation_level=None)
     try:
         holder.execute("BEGIN EXCLUSIVE")  # another process writing, for longer than 0.2 s
@@ -95,6 +100,12 @@ async def test_a_sqlite_database_locked_past_the_busy_timeout_answers_503(
         holder.close()
     listed = await handle.client.get("/api/articles?fields[0]=title", headers=ADMIN)
     assert [item["attributes"]["title"] for item in listed.json()["data"]] == ["Before"]
+
+
+async def _dispatched(handle) -> bool:
+    async with handle.runtime.database.read() as conn:
+        waiting = select(func.count()).where(events.c.dispatched.is_(False))
+        return (await conn.execute(waiting)).scalar() == 0
 
 
 def _raised_from(error: BaseException, cause: BaseException) -> BaseException:
