@@ -20,12 +20,13 @@ from typing import Any, BinaryIO
 from sqlalchemy import Table, and_, func, select
 
 from contentapi.entries.access import EntryAccess
+from contentapi.entries.events import EventName
 from contentapi.entries.media_store import allowed_file
 from contentapi.entries.row_values import row_values
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import Comparison, OffsetPagination, ReadQuery
 from contentapi.schema.builtin import FILE_UID
-from contentapi.schema.model import MediaAttribute
+from contentapi.schema.model import ContentType, MediaAttribute
 from contentapi.upload.folders import api_upload_folder, file_in_folder
 from contentapi.upload.images import ImageError, ImageTooLargeError, inspect_image, renditions
 from contentapi.upload.sniff import sniff
@@ -202,6 +203,7 @@ class UploadService(EntryAccess):
                 await file_in_folder(conn, self.tables, ids, folder_id)
                 if target is not None:
                     await self._attach(conn, target, ids, rows)
+                await self._record(conn, "media.create", ids)
         except BaseException:
             await self._remove(saved)
             raise
@@ -211,6 +213,17 @@ class UploadService(EntryAccess):
         )
         page = await self.entries.find_many(FILE_UID, query)
         return page.entries  # one statement for the whole request, in id (upload) order
+
+    @property
+    def _file_type(self) -> ContentType:
+        return self.registry.content_types[FILE_UID]
+
+    async def _record(self, conn: Any, event: EventName, ids: list[int]) -> None:
+        """Record ``event`` of each file in ``ids`` in the write's transaction, each file as
+        read back there (Strapi's ``{media}`` payload)."""
+        for file_id in ids:
+            file = await self.entries.reads.read_back_existing(conn, self._file_type, file_id, None)
+            await self.entries.events.media(conn, event, self._file_type, file)
 
     async def _remove(self, keys: list[str]) -> None:
         """Remove what a failed upload stored; a key the storage cannot remove now (it is
@@ -283,6 +296,7 @@ class UploadService(EntryAccess):
                 raise NotFoundError()
             await conn.execute(self.morphs.delete().where(self.morphs.c.file_id == file_id))
             await conn.execute(self.files.delete().where(self.files.c.id == file_id))
+            await self.entries.events.media(conn, "media.delete", self._file_type, found)
             # The bytes go before the commit (as Strapi removes them before the row): a storage
             # that fails here rolls the row back (503), so no row is left without its bytes.
             keys = [f"{row.hash}{row.ext or ''}"]

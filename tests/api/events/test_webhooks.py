@@ -190,3 +190,23 @@ async def test_a_graphql_write_sends_the_same_event(hooked):
         "Graph",
     )
     assert body["entry"]["id"] == int(answer.json()["data"]["createArticle"]["data"]["id"])
+
+
+async def test_an_upload_and_a_file_delete_send_media_events(hooked):
+    handle, _receiver = hooked
+    async with receiving() as media:
+        async with handle.runtime.database.write() as conn:
+            await create_webhook(conn, "media", media.url, {}, ["media.create", "media.delete"])
+        uploaded = await handle.client.post(
+            "/api/upload", files=[("files", ("note.txt", b"hello", "text/plain"))], headers=ADMIN
+        )
+        assert uploaded.status_code == 200, uploaded.text
+        file_id = uploaded.json()[0]["id"]
+        deleted = await handle.client.delete(f"/api/upload/files/{file_id}", headers=ADMIN)
+        assert deleted.status_code == 200, deleted.text
+        await _received(media, 2)
+    sent = [orjson.loads(request.body) for request in media.requests]
+    assert [list(body) for body in sent] == [["event", "createdAt", "media"]] * 2
+    assert [body["event"] for body in sent] == ["media.create", "media.delete"]
+    assert [body["media"]["id"] for body in sent] == [file_id, file_id]
+    assert sent[0]["media"]["name"] == "note.txt" and sent[0]["media"]["mime"] == "text/plain"
