@@ -152,6 +152,9 @@ def make_settings(database_url: str, models: Path = MODELS, **overrides: object)
         # Every test client has the same address; the limit itself is tested on its own app.
         "auth_rate_limit_max": 10_000,
         "uploads_dir": Path(tempfile.mkdtemp(prefix="contentapi-uploads-")),
+        # A worker looks at the change feed every second; a session keeps dozens of apps, whose
+        # looks would add up. The event tests ask for their own (tests/api/events).
+        "events_poll_interval": 30.0,
     }
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]

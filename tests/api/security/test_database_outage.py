@@ -73,7 +73,7 @@ async def test_a_sqlite_database_locked_past_the_busy_timeout_answers_503(
     if backend != "sqlite":
         pytest.skip("SQLite's file lock")
     url = await databases.new_url()
-    handle = await start_app(database_url=url, sqlite_busy_timeout=0.2)
+    handle = await start_app(database_url=url, sqlite_busy_timeout=0.2, events_poll_interval=0.05)
     created = await handle.client.post(
         "/api/articles", json={"data": {"title": "Before"}}, headers=ADMIN
     )
