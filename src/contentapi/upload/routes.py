@@ -141,6 +141,12 @@ def build_upload_router(services: UploadServices) -> APIRouter:
             raise ValidationError(f"Invalid multipart body: {error.message}") from error
         try:
             parts = [item for item in form.getlist("files") if isinstance(item, UploadFile)]
+            replaced = request.query_params.get("id")
+            if replaced is not None and not parts:
+                # Strapi's updateFileInfo: ``?id=N`` with only ``fileInfo`` describes a file
+                (info,) = _infos(form.getlist("fileInfo"), 1)
+                updated = await service.update_info(parse_entry_id(replaced), info)
+                return OrjsonResponse(plain(updated))
             infos = _infos(form.getlist("fileInfo"), len(parts))
             incoming = [
                 IncomingFile(part.filename or "file", part.file, info)

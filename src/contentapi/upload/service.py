@@ -77,6 +77,10 @@ def _info_text(info: Mapping[str, Any], key: str) -> str | None:
     return value
 
 
+#: ``fileInfo``'s keys and the ``files`` columns they describe
+_INFO_COLUMNS = (("name", "name"), ("alternativeText", "alternative_text"), ("caption", "caption"))
+
+
 def _hash(name: str) -> str:
     base = name.rsplit(".", 1)[0] if "." in name else name
     slug = re.sub(r"[^A-Za-z0-9]+", "_", base).strip("_")[:50] or "file"
@@ -275,6 +279,30 @@ class UploadService(EntryAccess):
                 for index, file_id in enumerate(ids, start=1)
             ],
         )
+
+    async def update_info(self, file_id: int, info: Mapping[str, Any]) -> dict[str, Any]:
+        """A file's name, alternative text and caption from ``info`` (``fileInfo``; a key
+        missing or null keeps the stored value), as Strapi's ``updateFileInfo``: the file's
+        ``entry.update`` (model ``file``) and ``media.update`` recorded with it."""
+        values = {
+            column: text
+            for key, column in _INFO_COLUMNS
+            if (text := _info_text(info, key)) is not None
+        }
+        async with self.database.write() as conn:
+            locked = select(self.files.c.id).where(self.files.c.id == file_id).with_for_update()
+            if (await conn.execute(locked)).first() is None:
+                raise NotFoundError()
+            now = datetime.now(UTC).replace(tzinfo=None)
+            await conn.execute(
+                self.files.update()
+                .where(self.files.c.id == file_id)
+                .values(**values, updated_at=now)
+            )
+            file = await self.entries.reads.read_back_existing(conn, self._file_type, file_id, None)
+            await self.entries.events.entry(conn, "entry.update", self._file_type, file)
+            await self.entries.events.media(conn, "media.update", self._file_type, file)
+        return file
 
     async def find_one(self, file_id: int, query: ReadQuery | None = None) -> dict | None:
         return await self.entries.find_one(FILE_UID, file_id, query or ReadQuery())

@@ -210,3 +210,38 @@ async def test_an_upload_and_a_file_delete_send_media_events(hooked):
     assert [body["event"] for body in sent] == ["media.create", "media.delete"]
     assert [body["media"]["id"] for body in sent] == [file_id, file_id]
     assert sent[0]["media"]["name"] == "note.txt" and sent[0]["media"]["mime"] == "text/plain"
+
+
+async def test_a_file_info_update_answers_the_file_and_sends_entry_and_media_updates(hooked):
+    handle, receiver = hooked
+    async with receiving() as media:
+        async with handle.runtime.database.write() as conn:
+            await create_webhook(conn, "media", media.url, {}, ["media.update"])
+        uploaded = await handle.client.post(
+            "/api/upload", files=[("files", ("note.txt", b"hello", "text/plain"))], headers=ADMIN
+        )
+        file_id = uploaded.json()[0]["id"]
+        info = orjson.dumps({"name": "renamed.txt", "caption": "A note"}).decode()
+        updated = await handle.client.post(
+            f"/api/upload?id={file_id}", files=[("fileInfo", (None, info))], headers=ADMIN
+        )
+        assert updated.status_code == 200, updated.text
+        answer = updated.json()
+        assert answer["id"] == file_id and answer["name"] == "renamed.txt"
+        assert answer["caption"] == "A note" and answer["alternativeText"] is None
+        missing = await handle.client.post(
+            "/api/upload?id=999", files=[("fileInfo", (None, info))], headers=ADMIN
+        )
+        assert missing.status_code == 404, missing.text
+        await _received(media, 1)
+        await _received(receiver, 1)
+    (media_update,) = [orjson.loads(request.body) for request in media.requests]
+    assert media_update["event"] == "media.update"
+    assert media_update["media"]["name"] == "renamed.txt"
+    entry_update = orjson.loads(receiver.requests[0].body)
+    assert (entry_update["event"], entry_update["model"], entry_update["uid"]) == (
+        "entry.update",
+        "file",
+        "plugin::upload.file",
+    )
+    assert entry_update["entry"]["caption"] == "A note"
