@@ -34,8 +34,11 @@ check: $(SERVE_STAMP)
 # The suite over every core (pytest-xdist, one file per worker at a time): 7 min instead of 9 on
 # 2 cores. A plain `.venv/bin/python -m pytest` runs it in one process and also prints the
 # figures the fault, resource and fuzz tests measure.
+# Bytecode is cached even where the environment says not to (PYTHONDONTWRITEBYTECODE): the
+# suite starts some hundred Python processes (servers, workers, commands), and each would
+# otherwise compile the whole package again.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n auto --dist loadfile
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n auto --dist loadfile
 
 # Hand-run fuzzing: the properties of tests/api/security/test_fuzz_*.py with FUZZ_EXAMPLES times
 # their examples (24: about 13,800 requests per database), on SQLite and PostgreSQL, ~10 min.
