@@ -31,7 +31,7 @@ serve: $(SERVE_STAMP)
 check: $(SERVE_STAMP)
 	$(BIN)/contentapi check
 
-# The suite over every core (pytest-xdist, one file per worker at a time): 7 min instead of 9 on
+# The suite over every core (pytest-xdist, one file per worker at a time): about 5 minutes on
 # 2 cores. A plain `.venv/bin/python -m pytest` runs it in one process and also prints the
 # figures the fault, resource and fuzz tests measure.
 # Bytecode is cached even where the environment says not to (PYTHONDONTWRITEBYTECODE): the
