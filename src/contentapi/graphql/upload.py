@@ -142,8 +142,8 @@ class UploadFields:
         wanted = entry_id(args["id"])
         if wanted is None:
             raise NotFoundError("File not found")
-        values = {k: v for k, v in (args.get("info") or {}).items() if v is not None}
-        await ctx.services.entries.update(FILE_UID, wanted, values)
+        # as Strapi's updateFileInfo: the file's entry.update and media.update recorded
+        await self.service.update_info(wanted, args.get("info") or {})
         return Precompleted(
             await self._shaped(resolve_info, await self._reread(resolve_info, wanted))
         )

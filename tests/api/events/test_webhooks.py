@@ -245,3 +245,27 @@ async def test_a_file_info_update_answers_the_file_and_sends_entry_and_media_upd
         "plugin::upload.file",
     )
     assert entry_update["entry"]["caption"] == "A note"
+
+
+async def test_graphqls_update_file_info_sends_the_same_events(hooked):
+    handle, receiver = hooked
+    async with receiving() as media:
+        async with handle.runtime.database.write() as conn:
+            await create_webhook(conn, "media", media.url, {}, ["media.update"])
+        uploaded = await handle.client.post(
+            "/api/upload", files=[("files", ("note.txt", b"hello", "text/plain"))], headers=ADMIN
+        )
+        file_id = uploaded.json()[0]["id"]
+        mutation = (
+            f'mutation {{ updateFileInfo(id: {file_id}, info: {{caption: "C"}}) '
+            "{ data { attributes { caption name } } } }"
+        )
+        answer = await handle.client.post("/graphql", json={"query": mutation}, headers=ADMIN)
+        assert answer.json()["data"]["updateFileInfo"]["data"]["attributes"] == {
+            "caption": "C",
+            "name": "note.txt",
+        }
+        await _received(media, 1)
+        await _received(receiver, 1)
+    assert orjson.loads(media.requests[0].body)["media"]["caption"] == "C"
+    assert orjson.loads(receiver.requests[0].body)["event"] == "entry.update"
