@@ -47,6 +47,17 @@ async def _received(receiver: Receiver, count: int) -> None:
     await eventually(arrived, f"{count} webhook requests")
 
 
+async def _media_hook_and_file(handle, url: str, events: list[str]) -> int:
+    """A webhook ``media`` at ``url`` for ``events``, then one text file uploaded: its id."""
+    async with handle.runtime.database.write() as conn:
+        await create_webhook(conn, "media", url, {}, events)
+    uploaded = await handle.client.post(
+        "/api/upload", files=[("files", ("note.txt", b"hello", "text/plain"))], headers=ADMIN
+    )
+    assert uploaded.status_code == 200, uploaded.text
+    return int(uploaded.json()[0]["id"])
+
+
 async def test_a_create_reaches_the_webhook_as_strapi_sends_it(hooked):
     handle, receiver = hooked
     created = await handle.client.post(
@@ -195,13 +206,7 @@ async def test_a_graphql_write_sends_the_same_event(hooked):
 async def test_an_upload_and_a_file_delete_send_media_events(hooked):
     handle, _receiver = hooked
     async with receiving() as media:
-        async with handle.runtime.database.write() as conn:
-            await create_webhook(conn, "media", media.url, {}, ["media.create", "media.delete"])
-        uploaded = await handle.client.post(
-            "/api/upload", files=[("files", ("note.txt", b"hello", "text/plain"))], headers=ADMIN
-        )
-        assert uploaded.status_code == 200, uploaded.text
-        file_id = uploaded.json()[0]["id"]
+        file_id = await _media_hook_and_file(handle, media.url, ["media.create", "media.delete"])
         deleted = await handle.client.delete(f"/api/upload/files/{file_id}", headers=ADMIN)
         assert deleted.status_code == 200, deleted.text
         await _received(media, 2)
@@ -215,12 +220,7 @@ async def test_an_upload_and_a_file_delete_send_media_events(hooked):
 async def test_a_file_info_update_answers_the_file_and_sends_entry_and_media_updates(hooked):
     handle, receiver = hooked
     async with receiving() as media:
-        async with handle.runtime.database.write() as conn:
-            await create_webhook(conn, "media", media.url, {}, ["media.update"])
-        uploaded = await handle.client.post(
-            "/api/upload", files=[("files", ("note.txt", b"hello", "text/plain"))], headers=ADMIN
-        )
-        file_id = uploaded.json()[0]["id"]
+        file_id = await _media_hook_and_file(handle, media.url, ["media.update"])
         info = orjson.dumps({"name": "renamed.txt", "caption": "A note"}).decode()
         updated = await handle.client.post(
             f"/api/upload?id={file_id}", files=[("fileInfo", (None, info))], headers=ADMIN
@@ -250,12 +250,7 @@ async def test_a_file_info_update_answers_the_file_and_sends_entry_and_media_upd
 async def test_graphqls_update_file_info_sends_the_same_events(hooked):
     handle, receiver = hooked
     async with receiving() as media:
-        async with handle.runtime.database.write() as conn:
-            await create_webhook(conn, "media", media.url, {}, ["media.update"])
-        uploaded = await handle.client.post(
-            "/api/upload", files=[("files", ("note.txt", b"hello", "text/plain"))], headers=ADMIN
-        )
-        file_id = uploaded.json()[0]["id"]
+        file_id = await _media_hook_and_file(handle, media.url, ["media.update"])
         mutation = (
             f'mutation {{ updateFileInfo(id: {file_id}, info: {{caption: "C"}}) '
             "{ data { attributes { caption name } } } }"
