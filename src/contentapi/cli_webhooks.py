@@ -4,7 +4,6 @@ running server follows a change within a second: ``events/dispatch.py``)."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -14,13 +13,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from contentapi.cli_common import PlainHelpCommand, database_reachable, err, fail, read_settings
+from contentapi.cli_common import PlainHelpCommand, err, fail, on_started_runtime, read_settings
 from contentapi.errors import ValidationError
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
 
     from contentapi.events.webhooks import Webhook
+    from contentapi.runtime import Runtime
 
 __all__ = ["webhooks_app"]
 
@@ -50,27 +50,15 @@ HEADERS = Annotated[
 
 
 def _on_database(work: Callable[[AsyncConnection], Awaitable[_T]], *, write: bool) -> _T:
-    """Run ``work`` in one transaction on the configured database (migrated first)."""
-    from contentapi.db.engine import Database
-    from contentapi.db.sync import migrate_system
+    """Run ``work`` in one transaction on the configured database, through the started
+    runtime every data command uses (``cli_common.on_started_runtime``: settings, models and
+    database checked, the sync run); a ``ValidationError`` is one line and exit 2."""
 
-    settings = read_settings()
-    database_reachable(settings)
+    async def run(runtime: Runtime) -> _T:
+        async with runtime.database.write() if write else runtime.database.read() as conn:
+            return await work(conn)
 
-    async def run() -> _T:
-        database = Database(settings.database_url)
-        try:
-            async with database.write() as conn:
-                await conn.run_sync(migrate_system)
-            async with database.write() if write else database.read() as conn:
-                return await work(conn)
-        finally:
-            await database.dispose()
-
-    try:
-        return asyncio.run(run())
-    except ValidationError as error:
-        raise fail(error.message) from error
+    return on_started_runtime(run, ValidationError)
 
 
 async def _named(conn: AsyncConnection, name: str) -> Webhook:
