@@ -72,7 +72,9 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
         # The webhooks' deliveries (events/dispatch.py) and the log line: here, not in
         # ``Runtime.start``: one-shot commands (migrate, tokens, settings) start a runtime too,
         # and nothing serves or delivers there.
-        dispatcher = Dispatcher(runtime.database, settings, runtime.entries.events)
+        dispatcher = Dispatcher(
+            runtime.database, settings, runtime.entries.events, extensions.events
+        )
         await dispatcher.start()
         log.info(
             "contentapi ready: worker %d serving http://%s:%d",

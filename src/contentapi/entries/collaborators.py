@@ -18,8 +18,8 @@ __all__ = ["ReadsParts", "WritesParts"]
 
 
 class ReadsParts:
-    """A flow over ``EntryReads``: it and its registry, tables, database, locales, populator
-    and ``content_type`` lookup."""
+    """A flow over ``EntryReads``: it and its registry, tables, database, locales, populator,
+    lifecycle hooks and ``content_type`` lookup."""
 
     def __init__(self, reads: EntryReads) -> None:
         self.reads = reads
@@ -29,6 +29,7 @@ class ReadsParts:
         self.locales = reads.locales
         self.populator = reads.populator
         self.content_type = reads.content_type
+        self.lifecycles = reads.lifecycles
 
 
 class WritesParts(ReadsParts):

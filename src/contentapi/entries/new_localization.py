@@ -24,6 +24,7 @@ from contentapi.entries.localization import (
 )
 from contentapi.entries.messages import RequestError
 from contentapi.entries.reads import Entry
+from contentapi.entries.write_plan import EntryWrite
 from contentapi.entries.writes import hash_passwords
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import ReadQuery
@@ -63,16 +64,23 @@ class NewLocalizations(WritesParts):
             locales = (await self.locales.current(conn)).codes
             await self._check_new_locale(conn, content_type, source_id, locale, locales)
         shared = non_localized(content_type)
-        write = parse_entry_input(
-            content_type,
-            data,
-            registry=self.registry,
-            creating=True,
-            locales=locales,
-            copied=frozenset(attribute.name for attribute in shared),
-            publish=False,
-        )
-        await hash_passwords(write, self.passwords)
+
+        async def planned(data: Mapping[str, Any]) -> EntryWrite:
+            write = parse_entry_input(
+                content_type,
+                data,
+                registry=self.registry,
+                creating=True,
+                locales=locales,
+                copied=frozenset(attribute.name for attribute in shared),
+                publish=False,
+            )
+            await hash_passwords(write, self.passwords)
+            return write
+
+        hooks = self.lifecycles.of(uid, "create")
+        # parsed before the transaction, unless a hook may change the data
+        write = await planned(data) if hooks is None else None
         table = self.tables.entity(uid)
         async with self.writes.writing(uid) as conn:
             if not await self.writes.lock_entry(conn, content_type, source_id):
@@ -80,6 +88,11 @@ class NewLocalizations(WritesParts):
             # Again under the lock: a concurrent request may have taken the locale meanwhile.
             locales = (await self.locales.current(conn)).codes
             members = await self._check_new_locale(conn, content_type, source_id, locale, locales)
+            if hooks is not None:
+                run = await hooks.before(conn, data=data, query=query)
+                data = run.params["data"]
+                write = await planned(data)
+            assert write is not None
             missing = [a for a in shared if a.name not in data]
             if missing:
                 statement = select(*(table.c[a.column] for a in missing))
@@ -92,6 +105,8 @@ class NewLocalizations(WritesParts):
             entry = await self.reads.read_back_existing(conn, content_type, entry_id, query)
             columns = [a.column for a in shared]
             await copy_non_localized(conn, self.tables, content_type, entry_id, members, columns)
+            if hooks is not None:
+                entry = await run.after(entry)
             await self.writes.record(conn, "entry.create", content_type, entry, query)
             # Strapi's i18n updates the source entry to link it: an ``entry.update`` of it
             linked = await self.reads.read_back_existing(conn, content_type, source_id, None)

@@ -26,6 +26,7 @@ from contentapi.caching import ENTRY_STATEMENTS, PAGE_STATEMENTS, BoundedCache
 from contentapi.db.engine import Database
 from contentapi.db.locales import LocaleCache
 from contentapi.db.tables import ContentTables
+from contentapi.entries.lifecycles import Lifecycles
 from contentapi.entries.nested import full_populate, ids_only
 from contentapi.entries.totals import TotalsCache
 from contentapi.query.ast import ReadQuery
@@ -62,6 +63,8 @@ class EntryReads:
     _: KW_ONLY
     #: the database's locales, the default first (kept while the change listener hears)
     locales: LocaleCache
+    #: extensions' hooks around every flow (``lifecycles.py``)
+    lifecycles: Lifecycles = field(default_factory=Lifecycles)
     #: built page and count statements by query (``_page_statements``)
     _pages: BoundedCache[Any, tuple[Select[Any], Columns, Select[Any], Any]] = field(
         init=False, default_factory=lambda: BoundedCache(PAGE_STATEMENTS)
@@ -174,6 +177,14 @@ class EntryReads:
 
     async def find_many(self, uid: str, query: ReadQuery) -> Page:
         """A page of entries: filtered, sorted, paginated, with fields and populate."""
+        hooks = self.lifecycles.of(uid, "find_many")
+        if hooks is not None:
+            run = await hooks.before(None, query=query)
+            page = await self._page(uid, run.params["query"])
+            return Page(await run.after(page.entries), page.total)
+        return await self._page(uid, query)
+
+    async def _page(self, uid: str, query: ReadQuery) -> Page:
         content_type = self.content_type(uid)
         total = None
         generation = self.totals.generation
@@ -204,6 +215,14 @@ class EntryReads:
 
     async def find_one(self, uid: str, entry_id: int, query: ReadQuery) -> Entry | None:
         """One entry by id, honouring the publication state (a draft is absent in ``live``)."""
+        hooks = self.lifecycles.of(uid, "find_one")
+        if hooks is not None:
+            run = await hooks.before(None, id=entry_id, query=query)
+            async with self.database.read() as conn:
+                found = await self.find_by_id(
+                    conn, self.content_type(uid), run.params["id"], run.params["query"]
+                )
+            return await run.after(found)
         async with self.database.read() as conn:
             return await self.find_by_id(conn, self.content_type(uid), entry_id, query)
 

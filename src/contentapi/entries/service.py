@@ -58,6 +58,8 @@ class EntryService:
         self.writes = EntryWrites(self.reads, self.writer, self.passwords, events)
         self.single_types = SingleTypes(self.reads, self.writes)
         self.localizations = NewLocalizations(self.reads, self.writes)
+        #: extensions' hooks around every flow (``app.lifecycles`` of an extension)
+        self.lifecycles = self.reads.lifecycles
         #: list totals per query (the change listener empties them: ``runtime.py``)
         self.totals = self.reads.totals
         #: updates of one entry queue here, one transaction at a time per worker (turns.py)

@@ -16,7 +16,6 @@ from sqlalchemy import func, select
 from contentapi.entries.collaborators import WritesParts
 from contentapi.entries.localization import sync_populated_localizations
 from contentapi.entries.reads import Entry
-from contentapi.entries.writes import hash_passwords
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import ReadQuery
 
@@ -28,6 +27,13 @@ class SingleTypes(WritesParts):
 
     async def find_single(self, uid: str, query: ReadQuery) -> Entry | None:
         """The entry of a single type (per locale when localized)."""
+        hooks = self.lifecycles.of(uid, "find_one")
+        if hooks is None:
+            return await self._single(uid, query)
+        run = await hooks.before(None, id=None, query=query)
+        return await run.after(await self._single(uid, run.params["query"]))
+
+    async def _single(self, uid: str, query: ReadQuery) -> Entry | None:
         content_type = self.content_type(uid)
         table = self.tables.entity(uid)
         statement, columns = self.reads.selection(content_type, query)
@@ -83,23 +89,30 @@ class SingleTypes(WritesParts):
             )
             creating = existing is None
             locales = await self.writes.locales_for(content_type, creating=creating, conn=conn)
-            write = self.writes.parse(
+            hooks = self.lifecycles.of(uid, "create" if creating else "update")
+            if hooks is not None:
+                known = {} if existing is None else {"id": int(existing.id)}
+                run = await hooks.before(conn, **known, data=payload, query=query)
+                payload = run.params["data"]
+            write = await self.writes.planned(
                 content_type, payload, locales, creating=creating, was_draft=was_draft
             )
-            await hash_passwords(write, self.passwords)
             if existing is None:
                 entry_id = await self.writer.insert_row(conn, content_type, write)
                 entry = await self.reads.read_back_existing(conn, content_type, entry_id, query)
-                await self.writes.record(conn, "entry.create", content_type, entry, query)
-                return entry
-            entry_id = int(existing.id)
-            await self.writer.update_row(conn, content_type, entry_id, write)
-            entry = await self.reads.read_back_existing(conn, content_type, entry_id, query)
-            if rest:
-                await sync_populated_localizations(
-                    conn, self.tables, self.populator, content_type, entry, query or ReadQuery()
-                )
-            await self.writes.record(conn, "entry.update", content_type, entry, query)
+            else:
+                entry_id = int(existing.id)
+                await self.writer.update_row(conn, content_type, entry_id, write)
+                entry = await self.reads.read_back_existing(conn, content_type, entry_id, query)
+                if rest:
+                    await sync_populated_localizations(
+                        conn, self.tables, self.populator, content_type, entry, query or ReadQuery()
+                    )
+            if hooks is not None:
+                entry = await run.after(entry)
+            await self.writes.record(
+                conn, "entry.create" if creating else "entry.update", content_type, entry, query
+            )
             return entry
 
     async def delete_single(
@@ -107,6 +120,7 @@ class SingleTypes(WritesParts):
     ) -> Entry:
         content_type = self.content_type(uid)
         table = self.tables.entity(uid)
+        hooks = self.lifecycles.of(uid, "delete")
         async with self.writes.writing(uid) as conn:
             default = await self.reads.default_locale(conn, content_type, locale)
             where = self.reads.where(
@@ -117,7 +131,11 @@ class SingleTypes(WritesParts):
             ).scalar()
             if existing is None:
                 raise NotFoundError()
+            if hooks is not None:
+                run = await hooks.before(conn, id=int(existing), query=query)
             entry = await self.reads.read_back_existing(conn, content_type, int(existing), query)
             await self.writes.record(conn, "entry.delete", content_type, entry, query)
             await self.writer.delete_rows(conn, content_type, [int(existing)])
+            if hooks is not None:
+                entry = await run.after(entry)
         return entry

@@ -62,11 +62,22 @@ class EntryWrites(ReadsParts):
         leaves an entry without ``publishedAt`` a draft (GraphQL's ``createX``)."""
         content_type = self.content_type(uid)
         locales = await self.locales_for(content_type, creating=True)
-        write = self.parse(content_type, data, locales, creating=True, publish=publish)
-        await hash_passwords(write, self.passwords)
+        hooks = self.lifecycles.of(uid, "create")
+        # parsed (and its passwords hashed) before the transaction, unless a hook may change it
+        write = None
+        if hooks is None:
+            write = await self.planned(content_type, data, locales, creating=True, publish=publish)
         async with self.writing(uid) as conn:
+            if hooks is not None:
+                run = await hooks.before(conn, data=data, query=query)
+                write = await self.planned(
+                    content_type, run.params["data"], locales, creating=True, publish=publish
+                )
+            assert write is not None
             entry_id = await self.writer.insert_row(conn, content_type, write)
             entry = await self.reads.read_back_existing(conn, content_type, entry_id, query)
+            if hooks is not None:
+                entry = await run.after(entry)
             await self.record(conn, "entry.create", content_type, entry, query)
             return entry
 
@@ -92,12 +103,20 @@ class EntryWrites(ReadsParts):
             if state is None:
                 raise NotFoundError()
             was_draft = state == "draft"
-        write = self.parse(content_type, data, (), creating=False, was_draft=was_draft)
-        await hash_passwords(write, self.passwords)
+        hooks = self.lifecycles.of(uid, "update")
+        write = None
+        if hooks is None:
+            write = await self.planned(content_type, data, (), creating=False, was_draft=was_draft)
         query = query or ReadQuery()
         table = self.tables.entity(uid)
         columns = select_columns(content_type, query.fields)
         async with self.turns.turn((uid, entry_id)), self.writing(uid) as conn:
+            if hooks is not None:
+                run = await hooks.before(conn, id=entry_id, data=data, query=query)
+                write = await self.planned(
+                    content_type, run.params["data"], (), creating=False, was_draft=was_draft
+                )
+            assert write is not None
             row = await self.writer.lock_and_update_row(
                 conn, content_type, entry_id, write, [table.c[column] for column, _ in columns]
             )
@@ -112,17 +131,24 @@ class EntryWrites(ReadsParts):
                 await sync_populated_localizations(
                     conn, self.tables, self.populator, content_type, entry, query
                 )
+            if hooks is not None:
+                entry = await run.after(entry)
             await self.record(conn, "entry.update", content_type, entry, query)
             return entry
 
     async def delete(self, uid: str, entry_id: int, query: ReadQuery | None = None) -> Entry:
         content_type = self.content_type(uid)
+        hooks = self.lifecycles.of(uid, "delete")
         async with self.writing(uid) as conn:
+            if hooks is not None:
+                run = await hooks.before(conn, id=entry_id, query=query)
             if not await self.lock_entry(conn, content_type, entry_id):
                 raise NotFoundError()
             entry = await self.reads.read_back_existing(conn, content_type, entry_id, query)
             await self.record(conn, "entry.delete", content_type, entry, query)
             await self.writer.delete_rows(conn, content_type, [entry_id])
+            if hooks is not None:
+                entry = await run.after(entry)
         return entry
 
     # --------------------------------------------------------------- helpers
@@ -153,6 +179,23 @@ class EntryWrites(ReadsParts):
         if not (content_type.localized and creating):
             return ()
         return (await self.locales.current(conn)).codes
+
+    async def planned(
+        self,
+        content_type: ContentType,
+        data: Any,
+        locales: tuple[str, ...],
+        *,
+        creating: bool,
+        was_draft: bool = False,
+        publish: bool = True,
+    ) -> EntryWrite:
+        """``parse`` with the plan's passwords hashed (off the event loop)."""
+        write = self.parse(
+            content_type, data, locales, creating=creating, was_draft=was_draft, publish=publish
+        )
+        await hash_passwords(write, self.passwords)
+        return write
 
     def parse(
         self,

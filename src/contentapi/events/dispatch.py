@@ -25,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
+import orjson
 from sqlalchemy import delete, exists, insert, select, update
 from sqlalchemy.exc import DBAPIError
 
@@ -33,6 +34,7 @@ from contentapi.db.engine import Database
 from contentapi.db.system import events, webhook_deliveries, webhooks
 from contentapi.entries.events import EntryEvents
 from contentapi.errors import ServiceUnavailableError
+from contentapi.events.listeners import ChangeEvent, EventListeners
 from contentapi.events.request import private_target, request
 from contentapi.events.webhooks import list_webhooks
 
@@ -55,10 +57,18 @@ def _now() -> datetime:
 class Dispatcher:
     """Fans events out to webhooks and delivers them (see the module's docstring)."""
 
-    def __init__(self, database: Database, settings: Settings, recorder: EntryEvents) -> None:
+    def __init__(
+        self,
+        database: Database,
+        settings: Settings,
+        recorder: EntryEvents,
+        listeners: EventListeners | None = None,
+    ) -> None:
         self.database = database
         self.settings = settings
         self.recorder = recorder
+        #: extensions' in-process listeners (``listeners.py``), called after the fan-out
+        self.listeners = listeners or EventListeners()
         self._seen = recorder.recorded
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -84,8 +94,10 @@ class Dispatcher:
             await self._client.aclose()
 
     def _after_write(self) -> None:
-        """A write of this process committed: wake up if it recorded events for a webhook."""
-        if self._webhooks_exist and self.recorder.recorded != self._seen:
+        """A write of this process committed: wake up if it recorded events for a webhook or
+        a listener."""
+        wanted = self._webhooks_exist or bool(self.listeners)
+        if wanted and self.recorder.recorded != self._seen:
             self._seen = self.recorder.recorded
             self._wake.set()
 
@@ -141,10 +153,21 @@ class Dispatcher:
             )
 
     async def _fan_out(self) -> int:
+        """Undispatched events to deliveries, then to the listeners (after the commit)."""
+        listening = bool(self.listeners)
+        columns = [events.c.id, events.c.event]
+        if listening:
+            columns += [
+                events.c.uid,
+                events.c.entry_id,
+                events.c.locale,
+                events.c.payload,
+                events.c.created_at,
+            ]
         async with self.database.write() as conn:
             rows = (
                 await conn.execute(
-                    select(events.c.id, events.c.event)
+                    select(*columns)
                     .where(events.c.dispatched.is_(False))
                     .order_by(events.c.id)
                     .limit(BATCH)
@@ -154,7 +177,8 @@ class Dispatcher:
             if not rows:
                 return 0
             hooks = [hook for hook in await list_webhooks(conn) if hook.enabled]
-            if not hooks:  # the usual case: nothing to deliver, every waiting event done at once
+            if not hooks and not listening:
+                # the usual case: nothing to deliver, every waiting event done at once
                 done = update(events).where(events.c.dispatched.is_(False)).values(dispatched=True)
                 await conn.execute(done)
                 return len(rows)
@@ -177,6 +201,19 @@ class Dispatcher:
                 await conn.execute(insert(webhook_deliveries), deliveries)
             ids = [row.id for row in rows]
             await conn.execute(update(events).where(events.c.id.in_(ids)).values(dispatched=True))
+        if listening:
+            for row in rows:
+                await self.listeners.notify(
+                    ChangeEvent(
+                        id=row.id,
+                        event=row.event,
+                        uid=row.uid,
+                        entry_id=row.entry_id,
+                        locale=row.locale,
+                        payload=orjson.loads(row.payload),
+                        created_at=row.created_at,
+                    )
+                )
         return len(rows)
 
     async def _deliver_due(self) -> int:

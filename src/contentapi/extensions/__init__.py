@@ -2,8 +2,10 @@
 
 ``register(app)`` runs at start-up, before the GraphQL schema is built, and receives an
 ``App``: the settings and models, ``app.graphql`` (``shadow_crud(uid)`` switches and the
-``extension_service``), and the named ``policies`` and ``middlewares`` that
-``resolvers_config`` refers to. What Strapi does in ``src/index.js`` ``register()`` is done
+``extension_service``), the named ``policies`` and ``middlewares`` that
+``resolvers_config`` refers to, ``app.lifecycles`` (hooks inside the entry flows:
+``entries/lifecycles.py``) and ``app.events`` (listeners of the committed change feed:
+``events/listeners.py``). What Strapi does in ``src/index.js`` ``register()`` is done
 here (README, "Extensions"). A module's ``register_custom_fields(fields)``, if it has one, runs
 earlier, before the models are read (``declare_custom_fields``).
 """
@@ -18,6 +20,8 @@ from typing import Any
 
 import graphql
 
+from contentapi.entries.lifecycles import LifecycleError, Lifecycles
+from contentapi.events.listeners import EventListeners, ListenerError
 from contentapi.graphql.extension import ExtensionError, ExtensionService, Helpers
 from contentapi.graphql.shadow_crud import ContentTypeSwitches, ShadowCrud
 
@@ -96,14 +100,18 @@ class GraphQLCustomization:
 class App:
     """What ``register(app)`` receives."""
 
-    def __init__(self, settings: Any, registry: Any) -> None:
+    def __init__(self, settings: Any, registry: Any, runtime: Any = None) -> None:
         self.settings = settings
         self.registry = registry
         self.policies = NamedHandlers("policy")
         self.middlewares = NamedHandlers("middleware")
         self.graphql = GraphQLCustomization(lambda: self._helpers(registry), registry)
-        #: the running server's services (``Runtime``), set once it is built
-        self.runtime: Any = None
+        #: the running server's services (``Runtime``); ``None`` for commands that only check
+        self.runtime = runtime
+        #: hooks around every entry flow, in its transaction (Strapi's db lifecycles)
+        self.lifecycles = runtime.entries.lifecycles if runtime is not None else Lifecycles()
+        #: listeners of committed events (``app.events.on("entry.create", fn)``)
+        self.events = EventListeners()
 
     def _helpers(self, registry: Any) -> Helpers:
         """What a callable extension receives. Strawberry is imported here, when an extension
@@ -167,13 +175,15 @@ class _SourceNamed:
 
 def load_extensions(settings: Any, registry: Any, runtime: Any = None) -> App:
     """Import every module of ``CONTENTAPI_EXTENSIONS`` and call its ``register(app)``."""
-    app = App(settings, registry)
-    app.runtime = runtime
+    app = App(settings, registry, runtime)
     for name in extension_modules(settings):
         module = _import(name)
         register = getattr(module, "register", None)
         if not callable(register):
             raise ExtensionError(f"Extension module {name!r} has no register(app) function")
         app.graphql.extension_service.current_source = name
-        register(app)
+        try:
+            register(app)
+        except (LifecycleError, ListenerError) as error:
+            raise ExtensionError(f"Extension module {name!r}: {error}") from error
     return app
