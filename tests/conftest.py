@@ -19,6 +19,7 @@ import tempfile
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import httpx
@@ -34,6 +35,7 @@ from tests.support import pgsession
 from tests.support.pgproxy import RoundTripProxy
 from tests.support.reset import reset_tables
 from tests.support.s3emulator import S3Emulator
+from tests.support.server import FIGURES
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "content-types"
@@ -59,6 +61,7 @@ def pytest_configure(config: pytest.Config) -> None:
 #: to the end, one of them keeps a worker busy while the other has nothing left to do.
 HEAVY_FILES = (
     "tests/api/security/test_faults.py",
+    "tests/api/events/test_event_faults.py",
     "tests/api/openapi/test_schemathesis.py",
     "tests/test_setup.py",
     "tests/api/test_transfer.py",
@@ -79,6 +82,12 @@ HEAVY_FILES = (
     "tests/api/graphql/test_budget.py",
     "tests/api/mail/test_advanced_settings.py",
 )
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The figures the fault, resource and soak tests measured (``tests/support/server.py``)."""
+    for name, figures in FIGURES.items():
+        terminalreporter.write_line(f"{name}: {figures}")
 
 
 @pytest.hookimpl(trylast=True)

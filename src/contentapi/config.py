@@ -187,6 +187,9 @@ class Settings(BaseSettings):
     events_poll_interval: Annotated[float, Field(gt=0)] = 1.0
     #: seconds delivered and undeliverable events are kept (the change feed's retention)
     events_retention: Annotated[float, Field(gt=0)] = 86_400
+    #: an update that publishes or unpublishes also records ``entry.publish`` /
+    #: ``entry.unpublish`` (Strapi sends them only for its admin panel's publish action)
+    events_publication: bool = False
 
     @classmethod
     def settings_customise_sources(

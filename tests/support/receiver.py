@@ -52,9 +52,10 @@ class Receiver:
 
 
 @asynccontextmanager
-async def receiving() -> AsyncIterator[Receiver]:
+async def receiving(port: int = 0) -> AsyncIterator[Receiver]:
+    """A receiver on ``port`` (0: a free one)."""
     receiver = Receiver()
-    server = await asyncio.start_server(receiver._serve, "127.0.0.1", 0)
+    server = await asyncio.start_server(receiver._serve, "127.0.0.1", port)
     port = server.sockets[0].getsockname()[1]
     receiver.url = f"http://127.0.0.1:{port}/hook"
     try:

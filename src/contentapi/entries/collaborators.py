@@ -33,11 +33,12 @@ class ReadsParts:
 
 
 class WritesParts(ReadsParts):
-    """A flow over ``EntryReads`` and ``EntryWrites``: also the writes, their writer and the
-    password hasher."""
+    """A flow over ``EntryReads`` and ``EntryWrites``: also the writes, their writer, the
+    change feed's recorder and the password hasher."""
 
     def __init__(self, reads: EntryReads, writes: EntryWrites) -> None:
         super().__init__(reads)
         self.writes = writes
         self.writer = writes.writer
+        self.events = writes.events
         self.passwords = writes.passwords

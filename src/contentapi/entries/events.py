@@ -59,8 +59,13 @@ _INSERT = insert(events).values(
 class EntryEvents:
     """Records events on a write's connection."""
 
-    def __init__(self, serializer: RestSerializer, kept: KeptStatements) -> None:
+    def __init__(
+        self, serializer: RestSerializer, kept: KeptStatements, *, publication: bool = False
+    ) -> None:
         self.serializer = serializer
+        #: also ``entry.publish`` / ``entry.unpublish`` after an update that changes the
+        #: publication state (``CONTENTAPI_EVENTS_PUBLICATION``)
+        self.publication = publication
         #: runs the insert through asyncpg on PostgreSQL (``db/driver.py``)
         self.kept = kept
         #: events recorded by this process (the dispatcher, woken after each committed write,
@@ -81,6 +86,29 @@ class EntryEvents:
             "entry": self.serializer.plain(content_type, entry),
         }
         await self._record(conn, event, content_type.uid, entry, payload)
+
+    async def publication_change(
+        self,
+        conn: AsyncConnection,
+        content_type: ContentType,
+        entry: dict[str, Any],
+        *,
+        was_draft: bool,
+        columns: dict[str, Any],
+    ) -> None:
+        """After an update's ``entry.update``: ``entry.publish`` when it published a draft,
+        ``entry.unpublish`` when it took a published entry back to a draft — if switched on.
+        Strapi's admin sends these with ``{model, entry}`` (no ``uid``)."""
+        if not (self.publication and content_type.draft_and_publish and "published_at" in columns):
+            return
+        published = columns["published_at"] is not None
+        if published == was_draft:  # a change of state, not a new date on a published entry
+            event: EventName = "entry.publish" if published else "entry.unpublish"
+            payload = {
+                "model": content_type.singular_name,
+                "entry": self.serializer.plain(content_type, entry),
+            }
+            await self._record(conn, event, content_type.uid, entry, payload)
 
     async def media(
         self, conn: AsyncConnection, event: EventName, file_type: ContentType, file: dict[str, Any]

@@ -91,6 +91,8 @@ class RestSerializer:
             if value is None:
                 return None
             if isinstance(value, list):
+                if not value and isinstance(attribute, MediaAttribute):
+                    return None  # an empty multiple media field, as in REST's ``{data: null}``
                 return [self.plain(target, item) for item in value]
             return self.plain(target, value)
         renderers = self._renderers_of(model)

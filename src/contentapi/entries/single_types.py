@@ -110,9 +110,13 @@ class SingleTypes(WritesParts):
                     )
             if hooks is not None:
                 entry = await run.after(entry)
-            await self.writes.record(
+            recorded = await self.writes.record(
                 conn, "entry.create" if creating else "entry.update", content_type, entry, query
             )
+            if not creating:
+                await self.events.publication_change(
+                    conn, content_type, recorded, was_draft=was_draft, columns=write.columns
+                )
             return entry
 
     async def delete_single(

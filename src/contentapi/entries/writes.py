@@ -29,7 +29,7 @@ from contentapi.entries.turns import EntryTurns
 from contentapi.entries.write_plan import EntryWrite, ModelWrite
 from contentapi.entries.writer import Writer
 from contentapi.errors import NotFoundError, ValidationError
-from contentapi.query.ast import ReadQuery
+from contentapi.query.ast import ReadQuery, RelationPopulate
 from contentapi.query.populate import select_columns
 from contentapi.schema.builtin import PERMISSION_UID, ROLE_UID, USER_UID
 from contentapi.schema.model import ContentType
@@ -38,6 +38,12 @@ __all__ = ["EntryWrites", "hash_passwords"]
 
 #: models whose writes change who may do what (the caller cache is emptied at their commit)
 _CALLER_MODELS = frozenset({USER_UID, ROLE_UID, PERMISSION_UID})
+#: models whose deletes record no event: Strapi's users-permissions deletes a user below its
+#: entity service (``strapi.query(...).delete``), so neither its REST nor its GraphQL delete
+#: sends ``entry.delete`` (measured on Strapi 4.25: ``docs/events.md``)
+_SILENT_DELETES = frozenset({USER_UID})
+#: how a user's event carries it: its attributes and its role
+_USER_EVENT_QUERY = ReadQuery(publication_state="preview", populate={"role": RelationPopulate()})
 
 
 class EntryWrites(ReadsParts):
@@ -133,7 +139,10 @@ class EntryWrites(ReadsParts):
                 )
             if hooks is not None:
                 entry = await run.after(entry)
-            await self.record(conn, "entry.update", content_type, entry, query)
+            recorded = await self.record(conn, "entry.update", content_type, entry, query)
+            await self.events.publication_change(
+                conn, content_type, recorded, was_draft=was_draft, columns=write.columns
+            )
             return entry
 
     async def delete(self, uid: str, entry_id: int, query: ReadQuery | None = None) -> Entry:
@@ -145,7 +154,8 @@ class EntryWrites(ReadsParts):
             if not await self.lock_entry(conn, content_type, entry_id):
                 raise NotFoundError()
             entry = await self.reads.read_back_existing(conn, content_type, entry_id, query)
-            await self.record(conn, "entry.delete", content_type, entry, query)
+            if uid not in _SILENT_DELETES:
+                await self.record(conn, "entry.delete", content_type, entry, query)
             await self.writer.delete_rows(conn, content_type, [entry_id])
             if hooks is not None:
                 entry = await run.after(entry)
@@ -160,16 +170,32 @@ class EntryWrites(ReadsParts):
         content_type: ContentType,
         entry: Entry,
         query: ReadQuery | None,
-    ) -> None:
+    ) -> Entry:
         """Record ``event`` of ``entry`` in the write's transaction (before a delete removes
-        it). An answer that selects some fields only (GraphQL's selection, REST's ``fields``)
-        is read again with every field for the event: Strapi's GraphQL resolvers write through
-        its entity service with no field list, so their events carry the whole entry."""
-        if query is not None and query.fields is not None:
+        it); the entry recorded. An answer that selects some fields only (GraphQL's selection,
+        REST's ``fields``) is read again with every field for the event: Strapi's GraphQL
+        resolvers write through its entity service with no field list, so their events carry
+        the whole entry."""
+        if content_type.uid == USER_UID:
+            # Strapi's users-permissions writes a user through its entity service with
+            # ``populate: ['role']``, whatever the request asked
+            entry = await self.reads.read_back_existing(
+                conn, content_type, int(entry["id"]), _USER_EVENT_QUERY
+            )
+        elif query is not None and query.fields is not None:
             entry = await self.reads.read_back_existing(
                 conn, content_type, int(entry["id"]), replace(query, fields=None)
             )
         await self.events.entry(conn, event, content_type, entry)
+        return entry
+
+    async def record_update(self, conn: AsyncConnection, uid: str, entry_id: int) -> None:
+        """Record ``entry.update`` of an entry a flow changed with its own statement (the
+        account mails' one-time codes and confirmations), as the reference's entity service
+        ``edit`` does."""
+        content_type = self.content_type(uid)
+        entry = await self.reads.read_back_existing(conn, content_type, entry_id, None)
+        await self.record(conn, "entry.update", content_type, entry, None)
 
     async def locales_for(
         self, content_type: ContentType, *, creating: bool, conn: AsyncConnection | None = None

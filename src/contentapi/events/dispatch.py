@@ -5,7 +5,8 @@ Every worker (and instance) runs a ``Dispatcher``; they share the work through t
   that wants them, and are marked dispatched — one transaction, the events locked with
   ``FOR UPDATE SKIP LOCKED`` on PostgreSQL (SQLite's write transactions are serial);
 - *delivery*: due deliveries are claimed the same way and leased (``next_attempt_at`` moved
-  past the timeout: a worker that dies while sending leaves it due again), then sent, then
+  past the timeouts of the sends the claim makes: a worker that dies while sending, or cannot
+  store the outcome, leaves it due again), then sent, then
   their outcome stored: delivered (2xx), due again later (a network error or a 5xx, the wait
   doubling up to ``webhooks_retry_ceiling``), or failed (anything else, or out of attempts);
 - *retention*: events and finished deliveries older than ``events_retention`` are deleted.
@@ -46,6 +47,8 @@ log = logging.getLogger("contentapi.events")
 BATCH = 100
 #: seconds between retention clean-ups
 CLEAN_UP_SECONDS = 60.0
+#: seconds a claim on deliveries lasts beyond the timeouts of its sends
+LEASE_MARGIN = 5.0
 
 PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
 
@@ -218,31 +221,37 @@ class Dispatcher:
 
     async def _deliver_due(self) -> int:
         now = _now()
-        lease = now + timedelta(seconds=self.settings.webhooks_timeout + 30)
         async with self.database.write() as conn:
             due = (
-                (
-                    await conn.execute(
-                        select(webhook_deliveries.c.id)
-                        .where(
-                            webhook_deliveries.c.status == PENDING,
-                            webhook_deliveries.c.next_attempt_at <= now,
-                        )
-                        .order_by(webhook_deliveries.c.next_attempt_at, webhook_deliveries.c.id)
-                        .limit(BATCH)
-                        .with_for_update(skip_locked=True)
+                await conn.execute(
+                    select(webhook_deliveries.c.id, webhook_deliveries.c.webhook_id)
+                    .where(
+                        webhook_deliveries.c.status == PENDING,
+                        webhook_deliveries.c.next_attempt_at <= now,
                     )
+                    .order_by(webhook_deliveries.c.next_attempt_at, webhook_deliveries.c.id)
+                    .limit(BATCH)
+                    .with_for_update(skip_locked=True)
                 )
-                .scalars()
-                .all()
-            )
+            ).all()
             if not due:
                 return 0
-            await conn.execute(
-                update(webhook_deliveries)
-                .where(webhook_deliveries.c.id.in_(due))
-                .values(next_attempt_at=lease, attempts=webhook_deliveries.c.attempts + 1)
-            )
+            # The lease: a webhook's deliveries are sent one after the other, each within the
+            # timeout, so its claim lasts that many timeouts and a margin; past it, a delivery
+            # whose worker died (or could not store the outcome) is due again.
+            claimed_by_webhook: dict[int, list[int]] = {}
+            for row in due:
+                claimed_by_webhook.setdefault(row.webhook_id, []).append(row.id)
+            for ids in claimed_by_webhook.values():
+                sending = self.settings.webhooks_timeout * len(ids) + LEASE_MARGIN
+                await conn.execute(
+                    update(webhook_deliveries)
+                    .where(webhook_deliveries.c.id.in_(ids))
+                    .values(
+                        next_attempt_at=now + timedelta(seconds=sending),
+                        attempts=webhook_deliveries.c.attempts + 1,
+                    )
+                )
             claimed = (
                 await conn.execute(
                     select(
@@ -261,7 +270,7 @@ class Dispatcher:
                             events, events.c.id == webhook_deliveries.c.event_id
                         ).outerjoin(webhooks, webhooks.c.id == webhook_deliveries.c.webhook_id)
                     )
-                    .where(webhook_deliveries.c.id.in_(due))
+                    .where(webhook_deliveries.c.id.in_([row.id for row in due]))
                 )
             ).all()
         # each webhook's deliveries one after the other, in the order of their events (an

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -23,7 +23,7 @@ from contentapi.db.system import core_store
 from contentapi.db.tables import ContentTables
 from contentapi.schema.builtin import FOLDER_UID
 
-__all__ = ["API_FOLDER_KEY", "api_upload_folder", "file_in_folder"]
+__all__ = ["API_FOLDER_KEY", "UploadFolder", "api_upload_folder", "file_in_folder"]
 
 API_FOLDER_KEY = "plugin_upload_api-folder"
 _BASE_NAME = "API Uploads"
@@ -44,7 +44,14 @@ async def _stored_folder_id(conn: AsyncConnection) -> tuple[bool, int | None]:
     return True, found if isinstance(found, int) else None
 
 
-async def api_upload_folder(conn: AsyncConnection, tables: ContentTables) -> tuple[int, str]:
+class UploadFolder(NamedTuple):
+    id: int
+    path: str
+    #: made by this call (Strapi's first API upload sends its ``entry.create``)
+    created: bool
+
+
+async def api_upload_folder(conn: AsyncConnection, tables: ContentTables) -> UploadFolder:
     """The API uploads folder's id and path, created (and remembered) as Strapi does."""
     folders = tables.entity(FOLDER_UID)
     await dialect_of(conn).lock(conn, _LOCK_KEY)
@@ -56,7 +63,7 @@ async def api_upload_folder(conn: AsyncConnection, tables: ContentTables) -> tup
             )
         ).first()
         if row is not None:
-            return int(row.id), str(row.path)
+            return UploadFolder(int(row.id), str(row.path), created=False)
     root_names = set(
         (
             await conn.execute(
@@ -88,7 +95,7 @@ async def api_upload_folder(conn: AsyncConnection, tables: ContentTables) -> tup
         await conn.execute(
             core_store.insert().values(key=API_FOLDER_KEY, value=value, type="object")
         )
-    return folder_id, f"/{path_id}"
+    return UploadFolder(folder_id, f"/{path_id}", created=True)
 
 
 async def file_in_folder(

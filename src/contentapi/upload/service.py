@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import re
 import secrets
 from collections.abc import Mapping, Sequence
@@ -25,7 +26,7 @@ from contentapi.entries.media_store import allowed_file
 from contentapi.entries.row_values import row_values
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import Comparison, OffsetPagination, ReadQuery
-from contentapi.schema.builtin import FILE_UID
+from contentapi.schema.builtin import FILE_UID, FOLDER_UID
 from contentapi.schema.model import ContentType, MediaAttribute
 from contentapi.upload.folders import api_upload_folder, file_in_folder
 from contentapi.upload.images import ImageError, ImageTooLargeError, inspect_image, renditions
@@ -55,7 +56,9 @@ class IncomingFile:
 
 
 def _kilobytes(size: int) -> float:
-    return round(size / 1000, 2)  # Strapi's bytesToKbytes
+    """Strapi's ``bytesToKbytes``: ``Math.round((bytes / 1000) * 100) / 100`` — JavaScript's
+    rounding of halves up (15 bytes: 0.02), not Python's ``round`` (0.01)."""
+    return math.floor(size / 1000 * 100 + 0.5) / 100
 
 
 def _display_name(filename: str) -> str:
@@ -193,10 +196,12 @@ class UploadService(EntryAccess):
             rows = [await self._store(item, saved) for item in incoming]
             async with self.database.write() as conn:
                 # in Strapi's "API Uploads" media-library folder, as Strapi files them
-                folder_id, folder_path = await api_upload_folder(conn, self.tables)
+                folder = await api_upload_folder(conn, self.tables)
+                if folder.created:
+                    await self._record_folder(conn, folder.id)
                 ids = []
                 for row in rows:
-                    row["folder_path"] = folder_path
+                    row["folder_path"] = folder.path
                     created = await conn.execute(
                         # `formats`/`provider_metadata` None as SQL NULL, as Strapi stores it
                         self.files.insert()
@@ -204,7 +209,7 @@ class UploadService(EntryAccess):
                         .returning(self.files.c.id)
                     )
                     ids.append(int(created.scalar_one()))
-                await file_in_folder(conn, self.tables, ids, folder_id)
+                await file_in_folder(conn, self.tables, ids, folder.id)
                 if target is not None:
                     await self._attach(conn, target, ids, rows)
                 await self._record(conn, "media.create", ids)
@@ -228,6 +233,12 @@ class UploadService(EntryAccess):
         for file_id in ids:
             file = await self.entries.reads.read_back_existing(conn, self._file_type, file_id, None)
             await self.entries.events.media(conn, event, self._file_type, file)
+
+    async def _record_folder(self, conn: Any, folder_id: int) -> None:
+        """The ``entry.create`` of the "API Uploads" folder the first upload makes."""
+        folder_type = self.entries.content_type(FOLDER_UID)
+        folder = await self.entries.reads.read_back_existing(conn, folder_type, folder_id, None)
+        await self.entries.events.entry(conn, "entry.create", folder_type, folder)
 
     async def _remove(self, keys: list[str]) -> None:
         """Remove what a failed upload stored; a key the storage cannot remove now (it is

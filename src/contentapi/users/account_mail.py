@@ -138,6 +138,7 @@ class AccountMail(EntryAccess):
                 .where(users.c.id == row.id)
                 .values(reset_password_token=stored_digest(code))
             )
+            await self.entries.writes.record_update(conn, USER_UID, int(row.id))
         data = {
             "URL": advanced.email_reset_password,
             "SERVER_URL": self._server_url(),
@@ -174,6 +175,7 @@ class AccountMail(EntryAccess):
         async with self.database.write() as conn:
             if not await self._spend_code(conn, user_id, "reset_password_token", code, columns):
                 raise ValidationError("Incorrect code provided")  # a concurrent request used it
+            await self.entries.writes.record_update(conn, USER_UID, user_id)
         return user_id
 
     # ------------------------------------------------------------ address confirmation
@@ -192,6 +194,7 @@ class AccountMail(EntryAccess):
                 .where(self.users.c.id == user_id)
                 .values(confirmation_token=stored_digest(code))
             )
+            await self.entries.writes.record_update(conn, USER_UID, user_id)
         data = {
             "URL": self._server_url() + CONFIRMATION_PATH,
             "SERVER_URL": self._server_url(),
@@ -210,6 +213,7 @@ class AccountMail(EntryAccess):
             values = {"confirmed": True, "confirmation_token": None}
             if not await self._spend_code(conn, user_id, "confirmation_token", code, values):
                 raise ValidationError("Invalid token")
+            await self.entries.writes.record_update(conn, USER_UID, user_id)
         return user_id
 
     async def confirmation_redirect(self) -> str:

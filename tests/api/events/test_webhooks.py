@@ -15,6 +15,7 @@ from contentapi.db.system import events, webhook_deliveries
 from contentapi.events.webhooks import create_webhook, update_webhook
 from tests.conftest import ADMIN_TOKEN
 from tests.support.receiver import Receiver, receiving
+from tests.support.server import free_port
 from tests.support.waiting import eventually
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -127,6 +128,50 @@ async def test_a_5xx_is_tried_again_and_delivered_once_a_4xx_is_not(hooked):
     await eventually(settled, "one delivery delivered on its second try, one failed")
 
 
+async def test_a_receiver_down_then_up_gets_each_event_once(hooked):
+    handle, _receiver = hooked
+    port = free_port()
+    async with handle.runtime.database.write() as conn:
+        await create_webhook(conn, "late", f"http://127.0.0.1:{port}/hook", {}, ["entry.create"])
+    for title in ("One", "Two", "Three"):
+        created = await handle.client.post(
+            "/api/articles", json={"data": {"title": title}}, headers=ADMIN
+        )
+        assert created.status_code == 200
+
+    async def refused_twice() -> bool:
+        async with handle.runtime.database.read() as conn:
+            rows = (
+                await conn.execute(
+                    select(webhook_deliveries).where(webhook_deliveries.c.webhook_name == "late")
+                )
+            ).all()
+        return len(rows) == 3 and all(
+            row.status == "pending" and row.attempts >= 2 and row.last_error for row in rows
+        )
+
+    await eventually(refused_twice, "three deliveries tried twice while the receiver is down")
+    async with receiving(port) as late:
+        await _received(late, 3)
+
+        async def delivered() -> bool:
+            async with handle.runtime.database.read() as conn:
+                statuses = (
+                    await conn.execute(
+                        select(webhook_deliveries.c.status).where(
+                            webhook_deliveries.c.webhook_name == "late"
+                        )
+                    )
+                ).scalars()
+                return list(statuses) == ["delivered"] * 3
+
+        await eventually(delivered, "the three deliveries delivered")
+    ids = [request.headers["x-contentapi-event-id"] for request in late.requests]
+    assert len(ids) == len(set(ids)) == 3  # each event once
+    titles = [orjson.loads(request.body)["entry"]["title"] for request in late.requests]
+    assert sorted(titles) == ["One", "Three", "Two"]
+
+
 async def test_a_localization_sends_create_and_update_as_strapi(hooked):
     handle, receiver = hooked
     client = handle.client
@@ -234,11 +279,17 @@ async def test_a_file_info_update_answers_the_file_and_sends_entry_and_media_upd
         )
         assert missing.status_code == 404, missing.text
         await _received(media, 1)
-        await _received(receiver, 1)
+        await _received(receiver, 2)
     (media_update,) = [orjson.loads(request.body) for request in media.requests]
     assert media_update["event"] == "media.update"
     assert media_update["media"]["name"] == "renamed.txt"
-    entry_update = orjson.loads(receiver.requests[0].body)
+    # the first upload made Strapi's "API Uploads" folder: its entry.create, as Strapi's
+    folder, entry_update = [orjson.loads(request.body) for request in receiver.requests]
+    assert (folder["event"], folder["model"], folder["entry"]["name"]) == (
+        "entry.create",
+        "folder",
+        "API Uploads",
+    )
     assert (entry_update["event"], entry_update["model"], entry_update["uid"]) == (
         "entry.update",
         "file",
@@ -261,6 +312,79 @@ async def test_graphqls_update_file_info_sends_the_same_events(hooked):
             "name": "note.txt",
         }
         await _received(media, 1)
-        await _received(receiver, 1)
+        await _received(receiver, 2)
     assert orjson.loads(media.requests[0].body)["media"]["caption"] == "C"
-    assert orjson.loads(receiver.requests[0].body)["event"] == "entry.update"
+    events_sent = [orjson.loads(request.body)["event"] for request in receiver.requests]
+    assert events_sent == ["entry.create", "entry.update"]  # the folder's, then the file's
+
+
+async def test_publication_events_are_sent_when_switched_on(reused_app):
+    """Off by default (Strapi sends them for its admin's publish action only, and a REST write
+    of ``publishedAt`` an ``entry.update``: ``test_strapi_recordings.py``); on, an update that
+    publishes or unpublishes also sends ``entry.publish`` / ``entry.unpublish``, Strapi's
+    admin body ``{event, createdAt, model, entry}``."""
+    handle = await reused_app(**SETTINGS, events_publication=True)
+    async with receiving() as receiver:
+        async with handle.runtime.database.write() as conn:
+            await create_webhook(
+                conn, "publication", receiver.url, {}, ["entry.publish", "entry.unpublish"]
+            )
+        created = await handle.client.post(
+            "/api/articles", json={"data": {"title": "Draft", "publishedAt": None}}, headers=ADMIN
+        )
+        article = f"/api/articles/{created.json()['data']['id']}"
+        for published_at in ("2024-01-02T03:04:05.000Z", "2024-02-02T03:04:05.000Z", None, None):
+            changed = await handle.client.put(
+                article, json={"data": {"publishedAt": published_at}}, headers=ADMIN
+            )
+            assert changed.status_code == 200, changed.text
+        # a published entry's title: no publication event
+        await handle.client.put(article, json={"data": {"title": "T"}}, headers=ADMIN)
+        mutation = (
+            "mutation($id: ID!) { updateArticle(id: $id, data: {publishedAt: %s}) { data { id } } }"
+        )
+        for value in ('"2024-03-03T00:00:00.000Z"', "null"):
+            answer = await handle.client.post(
+                "/graphql",
+                json={"query": mutation % value, "variables": {"id": created.json()["data"]["id"]}},
+                headers=ADMIN,
+            )
+            assert "errors" not in answer.json(), answer.text
+        await _received(receiver, 4)
+    bodies = [orjson.loads(sent.body) for sent in receiver.requests]
+    assert [b["event"] for b in bodies] == [
+        "entry.publish",
+        "entry.unpublish",
+        "entry.publish",
+        "entry.unpublish",
+    ]
+    assert list(bodies[0]) == ["event", "createdAt", "model", "entry"]
+    assert bodies[0]["model"] == "article" and bodies[0]["entry"]["publishedAt"] is not None
+    assert bodies[1]["entry"]["publishedAt"] is None
+
+
+async def test_users_events_are_strapis_users_permissions_ones(hooked):
+    """Register and the account flows send ``entry.create`` / ``entry.update`` of model
+    ``user`` with its role (Strapi's user service writes with ``populate: ['role']``); a
+    user's delete sends nothing (Strapi deletes it below its entity service)."""
+    handle, _receiver = hooked
+    registered = await handle.client.post(
+        "/api/auth/local/register",
+        json={"username": "ann", "email": "ann@example.com", "password": "Passw0rd!"},
+    )
+    assert registered.status_code == 200, registered.text
+    user_id = registered.json()["user"]["id"]
+    asked = await handle.client.post("/api/auth/forgot-password", json={"email": "ann@example.com"})
+    assert asked.status_code == 200
+    deleted = await handle.client.delete(f"/api/users/{user_id}", headers=ADMIN)
+    assert deleted.status_code == 200
+    async with handle.runtime.database.read() as conn:
+        rows = (
+            await conn.execute(select(events.c.event, events.c.payload).order_by(events.c.id))
+        ).all()
+    assert [row.event for row in rows] == ["entry.create", "entry.update"]
+    for row in rows:
+        payload = orjson.loads(row.payload)
+        assert (payload["model"], payload["uid"]) == ("user", "plugin::users-permissions.user")
+        assert payload["entry"]["role"]["type"] == "authenticated"
+        assert "password" not in payload["entry"] and "resetPasswordToken" not in payload["entry"]

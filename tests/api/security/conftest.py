@@ -13,7 +13,6 @@ from sqlalchemy import select
 from tests.api.graphql.conftest import seed_blog
 from tests.api.security.fuzz import STATS
 from tests.conftest import AppHandle
-from tests.support.server import FIGURES
 
 
 async def snapshot(handle: AppHandle) -> dict[str, Any]:
@@ -56,13 +55,11 @@ async def blog(app: AppHandle) -> AppHandle:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """The fuzz suites' figures (requests sent and 5xx answers seen, per backend), and those
-    of the fault and resource tests."""
+    """The fuzz suites' figures (requests sent and 5xx answers seen, per backend); those of
+    the fault and resource tests are printed by ``tests/conftest.py``."""
     if STATS:
         figures = ", ".join(f"{key}: {value}" for key, value in sorted(STATS.items()))
         terminalreporter.write_line(f"fuzz: {figures}")
-    for name, figures in FIGURES.items():
-        terminalreporter.write_line(f"{name}: {figures}")
 
 
 @pytest.fixture
