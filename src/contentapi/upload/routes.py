@@ -142,10 +142,18 @@ def build_upload_router(services: UploadServices) -> APIRouter:
         try:
             parts = [item for item in form.getlist("files") if isinstance(item, UploadFile)]
             replaced = request.query_params.get("id")
-            if replaced is not None and not parts:
-                # Strapi's updateFileInfo: ``?id=N`` with only ``fileInfo`` describes a file
+            if replaced is not None:
+                # ``?id=N``: Strapi's replaceFile with one file, its updateFileInfo without
+                if len(parts) > 1:
+                    raise ValidationError("Cannot replace a file with multiple ones")
                 (info,) = _infos(form.getlist("fileInfo"), 1)
-                updated = await service.update_info(parse_entry_id(replaced), info)
+                file_id = parse_entry_id(replaced)
+                if parts:
+                    part = parts[0]
+                    incoming_one = IncomingFile(part.filename or "file", part.file, info)
+                    updated = await service.replace(file_id, incoming_one)
+                else:
+                    updated = await service.update_info(file_id, info)
                 return OrjsonResponse(plain(updated))
             infos = _infos(form.getlist("fileInfo"), len(parts))
             incoming = [

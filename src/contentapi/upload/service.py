@@ -90,6 +90,15 @@ def _hash(name: str) -> str:
     return f"{slug}_{secrets.token_hex(5)}"
 
 
+@dataclass(frozen=True, slots=True)
+class _Replaced:
+    """The file a replacement takes the place of: its hash and extension, its stored keys."""
+
+    hash: str
+    ext: str
+    keys: list[str]
+
+
 @dataclass(slots=True, eq=False)
 class UploadService(EntryAccess):
     """Uploads and deletes of files, built once by the composition root and shared by REST's
@@ -107,14 +116,24 @@ class UploadService(EntryAccess):
         assert morphs is not None
         self.morphs = morphs
 
-    async def _store(self, incoming: IncomingFile, saved: list[str]) -> dict[str, Any]:
-        """Check and store one file (and its formats); the values of its ``files`` row."""
+    async def _store(
+        self,
+        incoming: IncomingFile,
+        saved: list[str],
+        replacing: _Replaced | None = None,
+    ) -> dict[str, Any]:
+        """Check and store one file (and its formats); the values of its ``files`` row.
+        ``replacing``: the file it replaces — its hash and extension kept (its URL stays), its
+        stored bytes and formats deleted once the new file is checked, before it is saved."""
         head = incoming.source.read(8192)
         if not head:
             raise ValidationError(f"File {_display_name(incoming.filename)} is empty")
         kind = sniff(head, incoming.filename)
         name = _info_text(incoming.info, "name") or _display_name(incoming.filename)
-        file_hash = _hash(name)
+        if replacing is None:
+            file_hash, ext = _hash(name), kind.ext
+        else:
+            file_hash, ext = replacing.hash, replacing.ext
         width = height = None
         formats: dict[str, Any] | None = None
         pictures = []
@@ -128,7 +147,9 @@ class UploadService(EntryAccess):
                 raise ValidationError("File is not a valid image") from error
             width, height = info.width, info.height
             pictures = await asyncio.to_thread(renditions, incoming.source, info)
-        key = f"{file_hash}{kind.ext}"
+        key = f"{file_hash}{ext}"
+        if replacing is not None:
+            await self._remove(replacing.keys)
         size = await self.storage.save(key, incoming.source, self.max_size)
         saved.append(key)
         if pictures:
@@ -159,7 +180,7 @@ class UploadService(EntryAccess):
             "height": height,
             "formats": formats,
             "hash": file_hash,
-            "ext": kind.ext,
+            "ext": ext,
             "mime": kind.mime,
             "size": _kilobytes(size),
             "url": self.storage.url(key),
@@ -309,6 +330,51 @@ class UploadService(EntryAccess):
                 self.files.update()
                 .where(self.files.c.id == file_id)
                 .values(**values, updated_at=now)
+            )
+            file = await self.entries.reads.read_back_existing(conn, self._file_type, file_id, None)
+            await self.entries.events.entry(conn, "entry.update", self._file_type, file)
+            await self.entries.events.media(conn, "media.update", self._file_type, file)
+        return file
+
+    async def replace(self, file_id: int, incoming: IncomingFile) -> dict[str, Any]:
+        """``POST /api/upload?id=N`` with a file: the file's bytes replaced, as Strapi's
+        ``replace`` — the same id, hash and extension (its URL stays), the new file's name (or
+        ``fileInfo.name``), type, size, dimensions and formats (``{}`` when it is no image),
+        alternative text and caption from ``fileInfo`` where given; its ``entry.update``
+        (model ``file``) and ``media.update`` recorded. As Strapi, the old bytes and formats
+        are deleted from the storage once the new file is checked, before the row is written
+        (the storage never overwrites a key)."""
+        async with self.database.read() as conn:
+            old = (
+                await conn.execute(
+                    select(self.files.c.hash, self.files.c.ext, self.files.c.formats).where(
+                        self.files.c.id == file_id
+                    )
+                )
+            ).first()
+        if old is None:
+            raise NotFoundError()
+        keys = [f"{old.hash}{old.ext or ''}"]
+        keys += [
+            f"{rendition['hash']}{rendition['ext']}" for rendition in (old.formats or {}).values()
+        ]
+        row = await self._store(incoming, [], _Replaced(old.hash, old.ext or "", keys))
+        values = {
+            column: row[column]
+            for column in ("name", "width", "height", "mime", "size", "url", "provider")
+        }
+        values["formats"] = row["formats"] or {}
+        for column in ("alternative_text", "caption"):  # kept where ``fileInfo`` is silent
+            if row[column] is not None:
+                values[column] = row[column]
+        async with self.database.write() as conn:
+            locked = select(self.files.c.id).where(self.files.c.id == file_id).with_for_update()
+            if (await conn.execute(locked)).first() is None:
+                raise NotFoundError()
+            await conn.execute(
+                self.files.update()
+                .where(self.files.c.id == file_id)
+                .values(**values, updated_at=row["updated_at"])
             )
             file = await self.entries.reads.read_back_existing(conn, self._file_type, file_id, None)
             await self.entries.events.entry(conn, "entry.update", self._file_type, file)
