@@ -18,6 +18,7 @@ from contentapi.auth.deps import CallerResolver
 from contentapi.auth.ratelimit import RateLimiter
 from contentapi.config import Settings
 from contentapi.events.dispatch import Dispatcher
+from contentapi.events.feed import ChangeFeed
 from contentapi.extensions import load_extensions
 from contentapi.graphql import build_graphql, customized_schema
 from contentapi.graphql.context import GraphQLServices
@@ -65,6 +66,8 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     runtime = Runtime.build(settings)
     extensions = load_extensions(settings, runtime.registry, runtime)
     services = _Services.build(runtime)
+    #: this worker's live tail of the change feed, for the event streams (``GET /api/P/events``)
+    feed = ChangeFeed(runtime.database)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -91,6 +94,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
         try:
             yield
         finally:
+            await feed.stop()
             await dispatcher.stop()
             await runtime.stop()
 
@@ -109,7 +113,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     # (every route of each router before, twice per request). Nothing else can be shadowed:
     # content paths are /api/<plural or singular name>, and the names the other routers use
     # under /api are reserved (schema/document_rules.py).
-    app.include_router(build_content_router(runtime.registry, services.content))
+    app.include_router(build_content_router(runtime.registry, services.content, feed))
     app.include_router(build_health_router(runtime.database))
     if settings.documentation_enabled:
         app.include_router(build_documentation_router(runtime.registry, settings))

@@ -1,6 +1,7 @@
 """The routes ``rest/router.py`` generates for each content type, as OpenAPI path items:
 collection types (find, findOne, create, update, delete, and createLocalization where i18n is
-on) and single types (find, update, delete, and createLocalization where i18n is on)."""
+on), single types (find, update, delete, and createLocalization where i18n is on), and the
+event stream of each."""
 
 from __future__ import annotations
 
@@ -122,6 +123,40 @@ def _localization(content_type: ContentType, models: ModelSchemas, operation_id:
     }
 
 
+def _events(content_type: ContentType, models: ModelSchemas, path: str) -> dict[str, Schema]:
+    """``GET /api/P/events``: the type's changes as server-sent events (``docs/events.md``)."""
+    name = content_type.display_name
+    resume: Schema = {
+        "name": "Last-Event-ID",
+        "in": "header",
+        "required": False,
+        "schema": {"type": "string", "pattern": "^[0-9]+$"},
+        "description": "the last event id received: what came after it is sent first",
+    }
+    stream: Schema = {
+        "description": "a stream of `id:`, `event:` (`entry.create`, `entry.update`, "
+        "`entry.delete`, …) and `data:` lines, the data an entry as `GET` of one answers it",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    }
+    return {
+        f"/api/{path}/events": {
+            "get": operation(
+                f"Changes of {name} as server-sent events",
+                f"{path}.events",
+                name,
+                ok=stream,
+                errors=(400,),
+                parameters=[*list_parameters(content_type, models.locales), resume],
+                description="Each committed create, update and delete, from every server; "
+                "`filters`, `fields`, `populate`, `locale` and `publicationState` shape and "
+                "filter the entries sent. Ends with an `error` event when the caller may no "
+                "longer read the type or does not keep up.",
+                permission=f"{content_type.uid}.find",
+            )
+        }
+    }
+
+
 def _single(content_type: ContentType, models: ModelSchemas) -> dict[str, Schema]:
     singular, name = content_type.singular_name, content_type.display_name
 
@@ -155,4 +190,6 @@ def content_type_paths(models: ModelSchemas) -> dict[str, Schema]:
             continue  # the plugins' routes (openapi/plugins.py)
         build = _single if content_type.is_single else _collection
         paths.update(build(content_type, models))
+        name = content_type.singular_name if content_type.is_single else content_type.plural_name
+        paths.update(_events(content_type, models, name))
     return paths
