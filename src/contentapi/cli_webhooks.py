@@ -168,9 +168,12 @@ def webhooks_delete(name: NAME) -> None:
 @webhooks_app.command("trigger", cls=PlainHelpCommand)
 def webhooks_trigger(name: NAME) -> None:
     """Send Strapi's test event (trigger-test) to a webhook now and print its answer."""
-    import httpx
+    import asyncio
+    from http import HTTPStatus
 
-    from contentapi.events.request import request
+    import aiohttp
+
+    from contentapi.events.request import post, request, webhook_client
 
     settings = read_settings()
     hook = _on_database(lambda conn: _named(conn, name), write=False)
@@ -185,14 +188,22 @@ def webhooks_trigger(name: NAME) -> None:
         default_headers=settings.webhooks_default_headers,
         secret=secret.get_secret_value() if secret else None,
     )
+
+    async def send() -> int:
+        async with webhook_client(settings.webhooks_timeout) as client:
+            status, _ = await post(client, built)
+            return status
+
     try:
-        answer = httpx.post(
-            built.url, content=built.body, headers=built.headers, timeout=settings.webhooks_timeout
-        )
-    except httpx.HTTPError as error:
+        status = asyncio.run(send())
+    except (aiohttp.ClientError, TimeoutError) as error:
         raise fail(f"{hook.url}: {error!r}", code=1) from error
-    sys.stdout.write(f"{answer.status_code} {answer.reason_phrase}\n")
-    if not 200 <= answer.status_code < 300:
+    try:
+        phrase = HTTPStatus(status).phrase
+    except ValueError:
+        phrase = ""
+    sys.stdout.write(f"{status} {phrase}\n")
+    if not 200 <= status < 300:
         raise typer.Exit(1)
 
 

@@ -22,12 +22,13 @@ import asyncio
 import contextlib
 import logging
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import httpx
+import aiohttp
 import orjson
-from sqlalchemy import delete, exists, insert, select, update
+from sqlalchemy import bindparam, delete, exists, insert, select, update
 from sqlalchemy.exc import DBAPIError
 
 from contentapi.config import Settings
@@ -36,7 +37,7 @@ from contentapi.db.system import events, webhook_deliveries, webhooks
 from contentapi.entries.events import EntryEvents
 from contentapi.errors import ServiceUnavailableError
 from contentapi.events.listeners import ChangeEvent, EventListeners
-from contentapi.events.request import private_target, request
+from contentapi.events.request import post, private_target, request, webhook_client
 from contentapi.events.webhooks import list_webhooks
 
 __all__ = ["Dispatcher"]
@@ -49,8 +50,25 @@ BATCH = 100
 CLEAN_UP_SECONDS = 60.0
 #: seconds a claim on deliveries lasts beyond the timeouts of its sends
 LEASE_MARGIN = 5.0
+#: seconds a turn woken by a write waits for more writes to join it
+COALESCE_SECONDS = 0.2
 
 PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class _Claimed:
+    """A delivery this worker claimed, with what sending it needs."""
+
+    id: int
+    attempts: int
+    webhook_id: int
+    event_id: int
+    event: str
+    payload: str
+    url: str | None
+    headers: Any
+    enabled: bool | None
 
 
 def _now() -> datetime:
@@ -75,14 +93,14 @@ class Dispatcher:
         self._seen = recorder.recorded
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._client: httpx.AsyncClient | None = None
+        self._client: aiohttp.ClientSession | None = None
         self._cleaned = time.monotonic()  # the first clean-up a minute after the start
         #: whether an enabled webhook existed at the last turn: without one, a write does not
         #: wake the dispatcher (its events are marked dispatched at the next poll, together)
         self._webhooks_exist = False
 
     async def start(self) -> None:
-        self._client = httpx.AsyncClient(timeout=self.settings.webhooks_timeout)
+        self._client = webhook_client(self.settings.webhooks_timeout)
         self.database.after_write.append(self._after_write)
         self._task = asyncio.create_task(self._run(), name="contentapi-events")
 
@@ -94,7 +112,7 @@ class Dispatcher:
         if self._after_write in self.database.after_write:
             self.database.after_write.remove(self._after_write)
         if self._client is not None:
-            await self._client.aclose()
+            await self._client.close()
 
     def _after_write(self) -> None:
         """A write of this process committed: wake up if it recorded events for a webhook or
@@ -119,6 +137,9 @@ class Dispatcher:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), self.settings.events_poll_interval)
+                    # woken by a write: let the writes of the next moment join its turn (under
+                    # load, one turn fans out and sends many events, not one each)
+                    await asyncio.sleep(COALESCE_SECONDS)
 
     async def turn(self) -> bool:
         """One round: fan out, deliver what is due, clean up now and then; True when there
@@ -127,8 +148,10 @@ class Dispatcher:
         fanned = sent = 0
         undispatched, due, self._webhooks_exist = await self._work_waiting()
         if undispatched:
-            fanned = await self._fan_out()
-        if due or fanned:
+            fanned, claimed = await self._fan_out()
+            if claimed:
+                await self._send_and_store(claimed)
+        if due:
             sent = await self._deliver_due()
         if time.monotonic() - self._cleaned > CLEAN_UP_SECONDS:
             await self._clean_up()
@@ -137,36 +160,27 @@ class Dispatcher:
 
     async def _work_waiting(self) -> tuple[bool, bool, bool]:
         """Whether events wait to be fanned out, deliveries to be sent, and a webhook is
-        enabled."""
+        enabled: one statement."""
+        undispatched = select(events.c.id).where(events.c.dispatched.is_(False))
+        due = select(webhook_deliveries.c.id).where(
+            webhook_deliveries.c.status == PENDING,
+            webhook_deliveries.c.next_attempt_at <= _now(),
+        )
+        enabled = select(webhooks.c.id).where(webhooks.c.enabled.is_(True))
         async with self.database.read() as conn:
-            undispatched = select(events.c.id).where(events.c.dispatched.is_(False)).limit(1)
-            due = (
-                select(webhook_deliveries.c.id)
-                .where(
-                    webhook_deliveries.c.status == PENDING,
-                    webhook_deliveries.c.next_attempt_at <= _now(),
-                )
-                .limit(1)
-            )
-            enabled = select(webhooks.c.id).where(webhooks.c.enabled.is_(True)).limit(1)
-            return (
-                (await conn.execute(undispatched)).first() is not None,
-                (await conn.execute(due)).first() is not None,
-                (await conn.execute(enabled)).first() is not None,
-            )
+            row = (
+                await conn.execute(select(undispatched.exists(), due.exists(), enabled.exists()))
+            ).one()
+        return bool(row[0]), bool(row[1]), bool(row[2])
 
-    async def _fan_out(self) -> int:
-        """Undispatched events to deliveries, then to the listeners (after the commit)."""
+    async def _fan_out(self) -> tuple[int, list[_Claimed]]:
+        """Undispatched events to deliveries — claimed by this worker at once, to be sent
+        after the commit — then to the listeners; the events taken and the claims."""
         listening = bool(self.listeners)
-        columns = [events.c.id, events.c.event]
+        columns = [events.c.id, events.c.event, events.c.payload]
         if listening:
-            columns += [
-                events.c.uid,
-                events.c.entry_id,
-                events.c.locale,
-                events.c.payload,
-                events.c.created_at,
-            ]
+            columns += [events.c.uid, events.c.entry_id, events.c.locale, events.c.created_at]
+        claimed: list[_Claimed] = []
         async with self.database.write() as conn:
             rows = (
                 await conn.execute(
@@ -178,30 +192,51 @@ class Dispatcher:
                 )
             ).all()
             if not rows:
-                return 0
+                return 0, []
             hooks = [hook for hook in await list_webhooks(conn) if hook.enabled]
             if not hooks and not listening:
                 # the usual case: nothing to deliver, every waiting event done at once
                 done = update(events).where(events.c.dispatched.is_(False)).values(dispatched=True)
                 await conn.execute(done)
-                return len(rows)
+                return len(rows), []
             now = _now()
+            wanted = [(row, hook) for row in rows for hook in hooks if hook.wants(row.event)]
+            per_webhook: dict[int, int] = {}
+            for _, hook in wanted:
+                per_webhook[hook.id] = per_webhook.get(hook.id, 0) + 1
             deliveries = [
                 {
                     "event_id": row.id,
                     "webhook_id": hook.id,
                     "webhook_name": hook.name,
                     "status": PENDING,
-                    "attempts": 0,
-                    "next_attempt_at": now,
+                    "attempts": 1,
+                    "next_attempt_at": now + self._lease(per_webhook[hook.id]),
                     "created_at": now,
                 }
-                for row in rows
-                for hook in hooks
-                if hook.wants(row.event)
+                for row, hook in wanted
             ]
             if deliveries:
-                await conn.execute(insert(webhook_deliveries), deliveries)
+                made = await conn.execute(
+                    insert(webhook_deliveries).returning(
+                        webhook_deliveries.c.id, sort_by_parameter_order=True
+                    ),
+                    deliveries,
+                )
+                claimed = [
+                    _Claimed(
+                        id=delivery_id,
+                        attempts=1,
+                        webhook_id=hook.id,
+                        event_id=row.id,
+                        event=row.event,
+                        payload=row.payload,
+                        url=hook.url,
+                        headers=dict(hook.headers),
+                        enabled=True,
+                    )
+                    for delivery_id, (row, hook) in zip(made.scalars(), wanted, strict=True)
+                ]
             ids = [row.id for row in rows]
             await conn.execute(update(events).where(events.c.id.in_(ids)).values(dispatched=True))
         if listening:
@@ -217,7 +252,13 @@ class Dispatcher:
                         created_at=row.created_at,
                     )
                 )
-        return len(rows)
+        return len(rows), claimed
+
+    def _lease(self, sends: int) -> timedelta:
+        """How long a claim of ``sends`` deliveries to one webhook lasts: they are sent one
+        after the other, each within the timeout; past it (the worker died, or could not store
+        the outcome), they are due again."""
+        return timedelta(seconds=self.settings.webhooks_timeout * sends + LEASE_MARGIN)
 
     async def _deliver_due(self) -> int:
         now = _now()
@@ -236,19 +277,15 @@ class Dispatcher:
             ).all()
             if not due:
                 return 0
-            # The lease: a webhook's deliveries are sent one after the other, each within the
-            # timeout, so its claim lasts that many timeouts and a margin; past it, a delivery
-            # whose worker died (or could not store the outcome) is due again.
-            claimed_by_webhook: dict[int, list[int]] = {}
+            per_webhook: dict[int, list[int]] = {}
             for row in due:
-                claimed_by_webhook.setdefault(row.webhook_id, []).append(row.id)
-            for ids in claimed_by_webhook.values():
-                sending = self.settings.webhooks_timeout * len(ids) + LEASE_MARGIN
+                per_webhook.setdefault(row.webhook_id, []).append(row.id)
+            for ids in per_webhook.values():
                 await conn.execute(
                     update(webhook_deliveries)
                     .where(webhook_deliveries.c.id.in_(ids))
                     .values(
-                        next_attempt_at=now + timedelta(seconds=sending),
+                        next_attempt_at=now + self._lease(len(ids)),
                         attempts=webhook_deliveries.c.attempts + 1,
                     )
                 )
@@ -273,29 +310,44 @@ class Dispatcher:
                     .where(webhook_deliveries.c.id.in_([row.id for row in due]))
                 )
             ).all()
-        # each webhook's deliveries one after the other, in the order of their events (an
-        # update before the delete); the webhooks side by side
-        by_webhook: dict[int, list[Any]] = {}
-        for delivery in sorted(claimed, key=lambda row: row.event_id):
-            by_webhook.setdefault(delivery.webhook_id, []).append(delivery)
-        outcomes: dict[int, dict[str, Any]] = {}
+        await self._send_and_store([_Claimed(**row._mapping) for row in claimed])
+        return len(due)
 
-        async def send_in_order(deliveries: list[Any]) -> None:
+    async def _send_and_store(self, claimed: list[_Claimed]) -> None:
+        """Send claimed deliveries — each webhook's one after the other, in the order of
+        their events (an update before the delete), the webhooks side by side — and store
+        their outcomes in one transaction."""
+        by_webhook: dict[int, list[_Claimed]] = {}
+        for delivery in sorted(claimed, key=lambda claim: claim.event_id):
+            by_webhook.setdefault(delivery.webhook_id, []).append(delivery)
+        finished: list[dict[str, Any]] = []
+        retried: list[dict[str, Any]] = []
+
+        async def send_in_order(deliveries: list[_Claimed]) -> None:
             for delivery in deliveries:
-                outcomes[delivery.id] = await self._send(delivery)
+                outcome = await self._send(delivery)
+                outcome["delivery_id"] = delivery.id
+                (retried if outcome["status"] == PENDING else finished).append(outcome)
 
         await asyncio.gather(*(send_in_order(group) for group in by_webhook.values()))
         async with self.database.write() as conn:
-            for delivery in claimed:
-                outcome = outcomes[delivery.id]
+            for outcomes in (finished, retried):
+                if not outcomes:
+                    continue
+                # one statement for them all; its parameters are named apart from the columns
+                names = [key for key in outcomes[0] if key != "delivery_id"]
+                columns: dict[str, Any] = {name: bindparam(f"new_{name}") for name in names}
                 await conn.execute(
                     update(webhook_deliveries)
-                    .where(webhook_deliveries.c.id == delivery.id)
-                    .values(**outcome)
+                    .where(webhook_deliveries.c.id == bindparam("delivery_id"))
+                    .values(**columns),
+                    [
+                        {"delivery_id": o["delivery_id"], **{f"new_{n}": o[n] for n in names}}
+                        for o in outcomes
+                    ],
                 )
-        return len(due)
 
-    async def _send(self, delivery: Any) -> dict[str, Any]:
+    async def _send(self, delivery: _Claimed) -> dict[str, Any]:
         """Send one claimed delivery; the columns of its outcome."""
         if delivery.url is None or not delivery.enabled:
             return self._finished(FAILED, None, "the webhook was deleted or disabled", 0)
@@ -318,17 +370,17 @@ class Dispatcher:
         assert self._client is not None
         started = time.monotonic()
         try:
-            answer = await self._client.post(built.url, content=built.body, headers=built.headers)
-        except httpx.HTTPError as error:
+            status, text = await post(self._client, built)
+        except (aiohttp.ClientError, TimeoutError) as error:
             return self._retry_or_fail(delivery, None, repr(error), started)
-        if 200 <= answer.status_code < 300:
-            return self._finished(DELIVERED, answer.status_code, None, _ms(started))
-        if answer.status_code >= 500:
-            return self._retry_or_fail(delivery, answer.status_code, answer.text[:500], started)
-        return self._finished(FAILED, answer.status_code, answer.text[:500], _ms(started))
+        if 200 <= status < 300:
+            return self._finished(DELIVERED, status, None, _ms(started))
+        if status >= 500:
+            return self._retry_or_fail(delivery, status, text, started)
+        return self._finished(FAILED, status, text, _ms(started))
 
     def _retry_or_fail(
-        self, delivery: Any, status: int | None, error: str, started: float
+        self, delivery: _Claimed, status: int | None, error: str, started: float
     ) -> dict[str, Any]:
         if delivery.attempts >= self.settings.webhooks_max_attempts:
             return self._finished(FAILED, status, error, _ms(started))
