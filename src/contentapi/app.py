@@ -123,7 +123,9 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.include_router(build_i18n_router(services.callers, runtime.database))
     if settings.graphql_enabled:
         customized = customized_schema(settings, runtime.registry, services.uploads, extensions)
-        app.include_router(build_graphql(settings, customized, services.callers, services.graphql))
+        app.include_router(
+            build_graphql(settings, customized, services.callers, services.graphql, feed)
+        )
     if settings.upload_provider == "local":  # S3 objects are served by their bucket (or CDN)
         settings.uploads_dir.mkdir(parents=True, exist_ok=True)
         app.mount("/uploads", UploadsStatic(directory=settings.uploads_dir), name="uploads")

@@ -116,6 +116,9 @@ class Settings(BaseSettings):
     graphql_endpoint: str = "/graphql"
     graphql_shadow_crud: bool = True
     graphql_playground_always: bool = False
+    #: a ``Subscription`` type and ``graphql-transport-ws`` on the endpoint (beyond Strapi,
+    #: whose schema has none: off, the schema stays Strapi's)
+    graphql_subscriptions: bool = False
     graphql_depth_limit: int = 10
     graphql_amount_limit: int = 100
     #: the most an operation (or a batch) may cost: each field once per item of the lists it

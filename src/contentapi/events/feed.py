@@ -94,6 +94,22 @@ class FeedSubscription:
     #: set when ``ended`` is
     closed: asyncio.Event = field(default_factory=asyncio.Event)
 
+    async def next(self, timeout: float) -> ChangeEvent | None:
+        """The next event, or ``None`` after ``timeout`` seconds without one or once ended."""
+        if not self.queue.empty():
+            return self.queue.get_nowait()
+        getting = asyncio.ensure_future(self.queue.get())
+        ending = asyncio.ensure_future(self.closed.wait())
+        try:
+            done, _ = await asyncio.wait(
+                {getting, ending}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:  # also when the stream is cancelled (its client went away)
+            for waiting in (getting, ending):
+                if not waiting.done():
+                    waiting.cancel()
+        return getting.result() if getting in done else None
+
     def offer(self, event: ChangeEvent) -> None:
         if self.ended is not None or not self.wants(event):
             return

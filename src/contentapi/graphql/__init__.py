@@ -17,6 +17,7 @@ from contentapi.config import Settings
 from contentapi.db.engine import Database
 from contentapi.db.tables import ContentTables
 from contentapi.entries import EntryService
+from contentapi.events.feed import ChangeFeed
 from contentapi.schema.registry import Registry
 from contentapi.upload.service import UploadService
 from contentapi.upload.storage import StorageProvider
@@ -45,6 +46,7 @@ def customized_schema(
         locales=settings.locale_codes,
         amount_limit=settings.graphql_amount_limit,
         switches=app.graphql.switches,
+        subscriptions=settings.graphql_subscriptions,
     )
     schema = build_schema(registry, options, upload)
     return customize(
@@ -87,6 +89,7 @@ def build_graphql(
     customized: Customized,
     callers: CallerResolver,
     services: GraphQLServices,
+    feed: ChangeFeed,
 ) -> APIRouter:
     from contentapi.graphql.budget import Budget
     from contentapi.graphql.execute import Engine
@@ -106,4 +109,4 @@ def build_graphql(
         plugins=customized.plugins,
     )
     planner = Planner(services.registry, settings.graphql_amount_limit)
-    return build_graphql_router(settings, callers, services, engine, planner)
+    return build_graphql_router(settings, callers, services, engine, planner, feed)

@@ -21,6 +21,7 @@ from starlette.responses import HTMLResponse, Response
 
 from contentapi.auth.deps import CallerResolver
 from contentapi.config import Settings
+from contentapi.events.feed import ChangeFeed
 from contentapi.graphql.context import GraphQLContext, GraphQLServices, PlanCache
 from contentapi.graphql.execute import Engine, Outcome
 from contentapi.graphql.plan import Planner
@@ -128,9 +129,15 @@ def build_graphql_router(
     services: GraphQLServices,
     engine: Engine,
     planner: Planner,
+    feed: ChangeFeed,
 ) -> APIRouter:
     router = APIRouter()
     plans = PlanCache()
+    if engine.schema.subscription_type is not None:
+        from contentapi.graphql.websocket import SubscriptionServer
+
+        subscriptions = SubscriptionServer(engine, callers, services, planner, plans, feed)
+        router.add_api_websocket_route(settings.graphql_endpoint, subscriptions)
     shows_playground = settings.env != "production" or settings.graphql_playground_always
     playground = build_playground(settings.graphql_endpoint) if shows_playground else None
     if playground is not None:

@@ -46,6 +46,8 @@ class SchemaOptions:
     amount_limit: int = 100
     #: what extensions switched off (``app.graphql.shadow_crud(uid)``)
     switches: ShadowCrud = field(default_factory=ShadowCrud)
+    #: the ``Subscription`` root type (``CONTENTAPI_GRAPHQL_SUBSCRIPTIONS``: subscriptions.py)
+    subscriptions: bool = False
 
 
 def _root(
@@ -218,5 +220,11 @@ def build_schema(
 ) -> GraphQLSchema:
     """The whole schema; raises graphql-core's ``TypeError`` on an inconsistent model set."""
     builder = _Builder(registry, options, upload)
-    schema = GraphQLSchema(query=builder.query(), mutation=builder.mutation())
-    return schema
+    subscription = None
+    if options.subscriptions and options.shadow_crud:
+        from contentapi.graphql.subscriptions import subscription_type
+
+        subscription = subscription_type(builder)
+    return GraphQLSchema(
+        query=builder.query(), mutation=builder.mutation(), subscription=subscription
+    )

@@ -22,7 +22,6 @@ proxies from closing an idle stream.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -108,7 +107,7 @@ class EventStream:
                         yield message
             checked = spoke = time.monotonic()
             while True:
-                event: ChangeEvent | None = await self._next(subscription)
+                event = await subscription.next(REAUTHORIZE_SECONDS)
                 now = time.monotonic()
                 if subscription.ended is not None:
                     yield _message(last, "error", {"reason": subscription.ended})
@@ -131,25 +130,6 @@ class EventStream:
                     yield b": keep-alive\n\n"
         finally:
             self.feed.unsubscribe(subscription)
-
-    @staticmethod
-    async def _next(subscription: FeedSubscription) -> ChangeEvent | None:
-        """The next event, or ``None`` after a re-check interval without one."""
-        if not subscription.queue.empty():
-            return subscription.queue.get_nowait()
-        getting = asyncio.ensure_future(subscription.queue.get())
-        ending = asyncio.ensure_future(subscription.closed.wait())
-        try:
-            done, _ = await asyncio.wait(
-                {getting, ending},
-                timeout=REAUTHORIZE_SECONDS,
-                return_when=asyncio.FIRST_COMPLETED,
-            )
-        finally:  # also when the stream is cancelled (the client went away)
-            for waiting in (getting, ending):
-                if not waiting.done():
-                    waiting.cancel()
-        return getting.result() if getting in done else None
 
     async def _render(self, event: ChangeEvent, query: ReadQuery) -> bytes | None:
         """The event's message for this stream; ``None`` when its entry does not match."""

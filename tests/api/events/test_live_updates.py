@@ -1,22 +1,28 @@
-"""``GET /api/P/events`` (server-sent events) through real HTTP, across two ``contentapi serve``
-processes on one database: what one writes, a stream on the other hears — filtered as the
-stream's query says, resumed with ``Last-Event-ID``, ended when the caller may no longer read
-the type."""
+"""Live updates through real connections, across two ``contentapi serve`` processes on one
+database: what one writes, a stream on the other hears — ``GET /api/P/events`` (server-sent
+events) and GraphQL subscriptions over ``graphql-transport-ws`` (a WebSocket client speaking the
+protocol) — filtered as the stream's query says, resumed with ``Last-Event-ID``, ended when the
+caller may no longer read the type."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import httpx
 import orjson
 import pytest
+import websockets
+from websockets.exceptions import InvalidStatus
 
 from tests.conftest import MODELS
 from tests.support.server import ServerProcess
 from tests.support.waiting import eventually
+
+SUBSCRIPTIONS = {"CONTENTAPI_GRAPHQL_SUBSCRIPTIONS": "true"}
 
 
 @dataclass
@@ -77,7 +83,7 @@ async def streaming(
 @pytest.fixture
 async def two_servers(databases):
     url = await databases.new_url()
-    servers = [ServerProcess(url, MODELS), ServerProcess(url, MODELS)]
+    servers = [ServerProcess(url, MODELS, **SUBSCRIPTIONS) for _ in range(2)]
     try:
         for server in servers:
             await asyncio.to_thread(server.start)
@@ -91,6 +97,7 @@ async def test_streams_across_two_processes(two_servers):
     """One pair of servers for both checks (each start costs seconds)."""
     writer, reader = two_servers
     await _filtered_and_resumed(writer, reader)
+    await _graphql_subscriptions(writer, reader)
     await _ended_when_the_role_loses_the_permission(writer, reader)
 
 
@@ -134,11 +141,73 @@ async def _filtered_and_resumed(writer: ServerProcess, reader: ServerProcess) ->
         assert resumed.messages[1].data["data"]["attributes"] == {"title": "Keep 3"}
 
 
+async def _graphql_subscriptions(writer: ServerProcess, reader: ServerProcess) -> None:
+    """``articleCreated`` (filtered, aliased, its variables), ``articleUpdated`` and
+    ``articleDeleted`` on one connection to the reader, for writes through the writer; a bad
+    document is refused with ``error``; a connection without the protocol is refused at the
+    upgrade."""
+    url = reader.base_url.replace("http://", "ws://") + "/graphql"
+    with pytest.raises(InvalidStatus):
+        async with websockets.connect(url, subprotocols=["graphql-ws"]):
+            pass
+    async with (
+        websockets.connect(url, subprotocols=["graphql-transport-ws"]) as socket,
+        httpx.AsyncClient(base_url=writer.base_url, headers=writer.headers) as client,
+    ):
+        await socket.send(json.dumps({"type": "connection_init", "payload": writer.headers}))
+        assert json.loads(await socket.recv()) == {"type": "connection_ack"}
+        created = (
+            "subscription($f: ArticleFiltersInput) "
+            "{ fresh: articleCreated(filters: $f) { data { id attributes { title } } } }"
+        )
+        for operation_id, query, variables in (
+            ("1", created, {"f": {"title": {"startsWith": "Sub"}}}),
+            ("2", "subscription { articleUpdated { data { attributes { title } } } }", {}),
+            ("3", "subscription { articleDeleted { data { id } } }", {}),
+            ("4", "subscription { articleCreated { data { nope } } }", {}),
+        ):
+            payload = {"query": query, "variables": variables}
+            await socket.send(
+                json.dumps({"id": operation_id, "type": "subscribe", "payload": payload})
+            )
+        refused = json.loads(await asyncio.wait_for(socket.recv(), 10))
+        assert (refused["id"], refused["type"]) == ("4", "error")
+        assert "nope" in refused["payload"][0]["message"]
+        await asyncio.sleep(0.5)  # the subscriptions are in place
+        await client.post("/api/articles", json={"data": {"title": "Not this one"}})
+        made = (await client.post("/api/articles", json={"data": {"title": "Sub 1"}})).json()
+        entry_id = str(made["data"]["id"])
+        heard = [json.loads(await asyncio.wait_for(socket.recv(), 10))]
+        await client.put(f"/api/articles/{entry_id}", json={"data": {"title": "Sub 2"}})
+        heard.append(json.loads(await asyncio.wait_for(socket.recv(), 10)))
+        await client.delete(f"/api/articles/{entry_id}")
+        heard.append(json.loads(await asyncio.wait_for(socket.recv(), 10)))
+    assert heard == [
+        {
+            "id": "1",
+            "type": "next",
+            "payload": {
+                "data": {"fresh": {"data": {"id": entry_id, "attributes": {"title": "Sub 1"}}}}
+            },
+        },
+        {
+            "id": "2",
+            "type": "next",
+            "payload": {"data": {"articleUpdated": {"data": {"attributes": {"title": "Sub 2"}}}}},
+        },
+        {
+            "id": "3",
+            "type": "next",
+            "payload": {"data": {"articleDeleted": {"data": {"id": entry_id, "attributes": None}}}},
+        },
+    ]
+
+
 async def _ended_when_the_role_loses_the_permission(
     writer: ServerProcess, reader: ServerProcess
 ) -> None:
-    """A user's stream ends within a second or so of its role losing ``find``; a new one is
-    refused."""
+    """A user's event stream and subscription end within a second or so of its role losing
+    ``find``; a new stream is refused."""
     admin = writer.headers
     async with httpx.AsyncClient(base_url=writer.base_url, headers=admin) as client:
         roles = (await client.get("/api/users-permissions/roles")).json()["roles"]
@@ -161,12 +230,31 @@ async def _ended_when_the_role_loses_the_permission(
             headers={"Authorization": ""},
         )
         jwt = {"Authorization": f"Bearer {registered.json()['jwt']}"}
-        async with streaming(reader, "/api/articles/events", jwt) as stream:
+        url = reader.base_url.replace("http://", "ws://") + "/graphql"
+        async with (
+            streaming(reader, "/api/articles/events", jwt) as stream,
+            websockets.connect(url, subprotocols=["graphql-transport-ws"]) as socket,
+        ):
+            await socket.send(json.dumps({"type": "connection_init", "payload": jwt}))
+            assert json.loads(await socket.recv()) == {"type": "connection_ack"}
+            query = "subscription { articleCreated { data { id } } }"
+            await socket.send(
+                json.dumps({"id": "1", "type": "subscribe", "payload": {"query": query}})
+            )
+            await asyncio.sleep(0.5)
             await client.post("/api/articles", json={"data": {"title": "Seen"}})
             await stream.until(lambda m: len(m) == 1, "the first event")
+            first = json.loads(await asyncio.wait_for(socket.recv(), 10))
             await allow(False)
             await stream.until(lambda m: m[-1].event == "error", "the stream's end")
+            ended = [json.loads(await asyncio.wait_for(socket.recv(), 10)) for _ in range(2)]
         assert stream.messages[-1].data == {"reason": "Forbidden"}
+        assert first["type"] == "next" and first["payload"]["data"]["articleCreated"]["data"]
+        errors = [{"message": "Forbidden", "extensions": {"code": "FORBIDDEN"}}]
+        assert ended == [
+            {"id": "1", "type": "next", "payload": {"errors": errors}},
+            {"id": "1", "type": "complete"},
+        ]
         refused = await httpx.AsyncClient(base_url=reader.base_url).get(
             "/api/articles/events", headers=jwt
         )

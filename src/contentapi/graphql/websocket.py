@@ -1,0 +1,234 @@
+"""GraphQL subscriptions over WebSocket on the GraphQL endpoint, in the ``graphql-transport-ws``
+protocol (what Apollo Client's ``GraphQLWsLink`` and urql speak; github.com/enisdenjo/graphql-ws,
+PROTOCOL.md): ``connection_init`` (its payload may carry ``Authorization``, else the upgrade
+request's header is used) → ``connection_ack``; ``subscribe`` → ``next``… → ``complete``;
+``ping`` → ``pong``. An upgrade that does not ask for the protocol is refused (403); a
+connection is closed with the protocol's codes: 4400 a bad message, 4401 a subscribe before
+``connection_init``, 4403 a refused credential,
+4408 no init within 10 s, 4409 an operation id in use, 4429 a second init.
+
+Each subscription follows this worker's tail of the change feed (``events/feed.py``), so it
+hears every worker's and instance's writes; the caller's ``find`` on the type is checked again
+every second (a lost permission ends it with an error, then ``complete``), and one that does
+not keep up is ended the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any
+
+from starlette.requests import Request
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from contentapi.auth.actor import Actor, may
+from contentapi.auth.deps import CallerResolver
+from contentapi.errors import ApplicationError
+from contentapi.events.feed import ChangeFeed
+from contentapi.events.listeners import ChangeEvent
+from contentapi.graphql.context import GraphQLContext, GraphQLServices, PlanCache
+from contentapi.graphql.execute import Engine
+from contentapi.graphql.plan import Planner
+from contentapi.graphql.subscriptions import ENTRY_VARIABLE, SubscriptionPlan, plan_subscription
+
+__all__ = ["PROTOCOL", "SubscriptionServer"]
+
+PROTOCOL = "graphql-transport-ws"
+#: seconds a client has to send ``connection_init``
+INIT_SECONDS = 10.0
+#: seconds between two checks that the caller may still read the type
+REAUTHORIZE_SECONDS = 1.0
+
+
+def _as_http(websocket: WebSocket, authorization: str | None) -> Request:
+    """The upgrade request as the caller resolver reads requests, its ``Authorization``
+    replaced by the one ``connection_init`` carried (browsers cannot set WebSocket headers)."""
+    scope = dict(websocket.scope)
+    scope["type"] = "http"
+    scope["method"] = "GET"
+    headers = [(k, v) for k, v in websocket.scope["headers"] if k != b"authorization"]
+    if authorization:
+        headers.append((b"authorization", authorization.encode("latin-1")))
+    elif websocket.headers.get("authorization"):
+        headers.append((b"authorization", websocket.headers["authorization"].encode("latin-1")))
+    scope["headers"] = headers
+    return Request(scope)
+
+
+def _authorization(payload: Any) -> str | None:
+    if not isinstance(payload, dict):
+        return None
+    for key in ("Authorization", "authorization"):
+        if isinstance(payload.get(key), str):
+            return str(payload[key])
+    headers = payload.get("headers")
+    return _authorization(headers) if isinstance(headers, dict) else None
+
+
+class SubscriptionServer:
+    """Serves the WebSocket connections of the GraphQL endpoint."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        callers: CallerResolver,
+        services: GraphQLServices,
+        planner: Planner,
+        plans: PlanCache,
+        feed: ChangeFeed,
+    ) -> None:
+        self.engine = engine
+        self.callers = callers
+        self.services = services
+        self.planner = planner
+        self.plans = plans
+        self.feed = feed
+
+    async def __call__(self, websocket: WebSocket) -> None:
+        if PROTOCOL not in websocket.scope.get("subprotocols", []):
+            await websocket.close(4406, "Subprotocol not acceptable")  # before accept: a 403
+            return
+        await websocket.accept(subprotocol=PROTOCOL)
+        try:
+            init = await asyncio.wait_for(websocket.receive_json(), INIT_SECONDS)
+        except TimeoutError:
+            await websocket.close(4408, "Connection initialisation timeout")
+            return
+        except (WebSocketDisconnect, ValueError):
+            return
+        if isinstance(init, dict) and init.get("type") == "subscribe":
+            await websocket.close(4401, "Unauthorized")
+            return
+        if not isinstance(init, dict) or init.get("type") != "connection_init":
+            await websocket.close(4400, "Expected connection_init")
+            return
+        request = _as_http(websocket, _authorization(init.get("payload")))
+        try:
+            await self.callers.current_actor(request)
+        except ApplicationError:
+            await websocket.close(4403, "Forbidden")
+            return
+        await websocket.send_json({"type": "connection_ack"})
+        running: dict[str, asyncio.Task[None]] = {}
+        try:
+            await self._messages(websocket, request, running)
+        finally:
+            for task in running.values():
+                task.cancel()
+            for task in running.values():
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    async def _messages(
+        self, websocket: WebSocket, request: Request, running: dict[str, asyncio.Task[None]]
+    ) -> None:
+        while True:
+            try:
+                message = await websocket.receive_json()
+            except WebSocketDisconnect:
+                return
+            except ValueError:
+                await websocket.close(4400, "Invalid message received")
+                return
+            kind = message.get("type") if isinstance(message, dict) else None
+            if kind == "ping":
+                await websocket.send_json({"type": "pong"})
+            elif kind == "pong":
+                continue
+            elif kind == "subscribe" and isinstance(message.get("id"), str):
+                operation_id = message["id"]
+                if operation_id in running and not running[operation_id].done():
+                    await websocket.close(4409, f"Subscriber for {operation_id} already exists")
+                    return
+                running[operation_id] = asyncio.create_task(
+                    self._subscription(websocket, request, operation_id, message.get("payload"))
+                )
+            elif kind == "complete" and isinstance(message.get("id"), str):
+                task = running.pop(message["id"], None)
+                if task is not None:
+                    task.cancel()
+            elif kind == "connection_init":
+                await websocket.close(4429, "Too many initialisation requests")
+                return
+            else:
+                await websocket.close(4400, "Invalid message received")
+                return
+
+    async def _subscription(
+        self, websocket: WebSocket, request: Request, operation_id: str, payload: Any
+    ) -> None:
+        planned = plan_subscription(self.engine.schema, payload)
+        if isinstance(planned, list):
+            errors = [error.formatted for error in planned]
+            await websocket.send_json({"id": operation_id, "type": "error", "payload": errors})
+            return
+        action = f"{planned.uid}.find"
+        actor = await self._actor(request, action)
+        if actor is None:
+            await self._end(websocket, operation_id, "Forbidden", "FORBIDDEN")
+            return
+        uid, wanted = planned.uid, planned.events
+        subscription = await self.feed.subscribe(
+            lambda event: event.uid == uid and event.event in wanted
+        )
+        try:
+            checked = time.monotonic()
+            while True:
+                event = await subscription.next(REAUTHORIZE_SECONDS)
+                if subscription.ended is not None:
+                    await self._end(websocket, operation_id, subscription.ended, "SLOW_CONSUMER")
+                    return
+                if time.monotonic() - checked >= REAUTHORIZE_SECONDS:
+                    actor = await self._actor(request, action)
+                    if actor is None:
+                        await self._end(websocket, operation_id, "Forbidden", "FORBIDDEN")
+                        return
+                    checked = time.monotonic()
+                if event is not None:
+                    answer = await self._answer(planned, event, actor, request)
+                    if answer is not None:
+                        await websocket.send_json(
+                            {"id": operation_id, "type": "next", "payload": answer}
+                        )
+        finally:
+            self.feed.unsubscribe(subscription)
+
+    async def _actor(self, request: Request, action: str) -> Actor | None:
+        """The caller, while it may ``action``; ``None`` once it may not (or is refused)."""
+        try:
+            actor = await self.callers.current_actor(request)
+        except ApplicationError:
+            return None
+        return actor if may(actor, action) else None
+
+    async def _answer(
+        self, planned: SubscriptionPlan, event: ChangeEvent, actor: Actor, request: Request
+    ) -> dict[str, Any] | None:
+        """The ``next`` payload of ``event``; ``None`` when its entry does not match."""
+        if planned.query is None:  # deleted: the entry is gone
+            return {
+                "data": {planned.key: {"data": {"id": str(event.entry_id), "attributes": None}}}
+            }
+        variables = {**planned.variables, ENTRY_VARIABLE: str(event.entry_id)}
+        context = GraphQLContext(self.services, actor, request, self.planner, self.plans)
+        outcome = await self.engine.run(
+            {"query": planned.query, "variables": variables}, context, read_only=True
+        )
+        body = outcome.body
+        listed = ((body.get("data") or {}).get(planned.key) or {}).get("data")
+        if body.get("errors"):
+            return {"data": None, "errors": body["errors"]}
+        if not listed:
+            return None
+        return {"data": {planned.key: {"data": listed[0]}}}
+
+    @staticmethod
+    async def _end(websocket: WebSocket, operation_id: str, reason: str, code: str) -> None:
+        """End one subscription with an error the client's ``next`` handler sees."""
+        errors = [{"message": reason, "extensions": {"code": code}}]
+        await websocket.send_json(
+            {"id": operation_id, "type": "next", "payload": {"errors": errors}}
+        )
+        await websocket.send_json({"id": operation_id, "type": "complete"})
