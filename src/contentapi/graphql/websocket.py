@@ -18,8 +18,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import OrderedDict
 from typing import Any
 
+import orjson
 from starlette.requests import Request
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -40,6 +42,8 @@ PROTOCOL = "graphql-transport-ws"
 INIT_SECONDS = 10.0
 #: seconds between two checks that the caller may still read the type
 REAUTHORIZE_SECONDS = 1.0
+#: answers kept for sharing (the most recent events')
+SHARED_ANSWERS = 256
 
 
 def _as_http(websocket: WebSocket, authorization: str | None) -> Request:
@@ -85,6 +89,12 @@ class SubscriptionServer:
         self.planner = planner
         self.plans = plans
         self.feed = feed
+        #: answers of recent events, shared by the subscriptions that would read them alike
+        #: (the same query, variables and permissions): a thousand subscribers of one query
+        #: cost one read per worker and event
+        self._answers: OrderedDict[tuple[Any, ...], asyncio.Task[dict[str, Any] | None]] = (
+            OrderedDict()
+        )
 
     async def __call__(self, websocket: WebSocket) -> None:
         if PROTOCOL not in websocket.scope.get("subprotocols", []):
@@ -211,15 +221,31 @@ class SubscriptionServer:
             return {
                 "data": {planned.key: {"data": {"id": str(event.entry_id), "attributes": None}}}
             }
+        permissions = (actor.token_type if actor.kind == "api-token" else None, actor.permissions)
+        variables = orjson.dumps(planned.variables, option=orjson.OPT_SORT_KEYS, default=str)
+        key = (event.id, planned.query, planned.key, variables, permissions)
+        shared = self._answers.get(key)
+        if shared is None:
+            # a task of its own: a subscriber leaving does not cancel the others' answer
+            shared = asyncio.ensure_future(self._read(planned, event, actor, request))
+            self._answers[key] = shared
+            while len(self._answers) > SHARED_ANSWERS:
+                self._answers.popitem(last=False)
+        return await asyncio.shield(shared)
+
+    async def _read(
+        self, planned: SubscriptionPlan, event: ChangeEvent, actor: Actor, request: Request
+    ) -> dict[str, Any] | None:
+        assert planned.query is not None
         variables = {**planned.variables, ENTRY_VARIABLE: str(event.entry_id)}
         context = GraphQLContext(self.services, actor, request, self.planner, self.plans)
         outcome = await self.engine.run(
             {"query": planned.query, "variables": variables}, context, read_only=True
         )
         body = outcome.body
-        listed = ((body.get("data") or {}).get(planned.key) or {}).get("data")
         if body.get("errors"):
             return {"data": None, "errors": body["errors"]}
+        listed = ((body.get("data") or {}).get(planned.key) or {}).get("data")
         if not listed:
             return None
         return {"data": {planned.key: {"data": listed[0]}}}
