@@ -190,8 +190,8 @@ class Settings(BaseSettings):
     events_poll_interval: Annotated[float, Field(gt=0)] = 1.0
     #: seconds delivered and undeliverable events are kept (the change feed's retention)
     events_retention: Annotated[float, Field(gt=0)] = 86_400
-    #: an update that publishes or unpublishes also records ``entry.publish`` /
-    #: ``entry.unpublish`` (Strapi sends them only for its admin panel's publish action)
+    #: webhooks also get ``entry.publish`` / ``entry.unpublish`` (recorded for every update
+    #: that publishes or unpublishes; Strapi sends them only for its admin's publish action)
     events_publication: bool = False
 
     @classmethod

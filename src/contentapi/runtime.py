@@ -109,7 +109,7 @@ class Runtime:
             tables,
             database,
             locales=LocaleCache(database),
-            events=EntryEvents(serializer, database.kept, publication=settings.events_publication),
+            events=EntryEvents(serializer, database.kept),
             passwords=PasswordHasher(settings.password_hash),
         )
         limits = QueryLimits(

@@ -23,7 +23,7 @@ from contentapi.db.system import events
 from contentapi.entries.serialize import RestSerializer
 from contentapi.schema.model import ContentType
 
-__all__ = ["ENTRY_EVENTS", "MEDIA_EVENTS", "EntryEvents", "EventName"]
+__all__ = ["ENTRY_EVENTS", "MEDIA_EVENTS", "PUBLICATION_EVENTS", "EntryEvents", "EventName"]
 
 EventName = Literal[
     "entry.create",
@@ -43,6 +43,8 @@ ENTRY_EVENTS: tuple[EventName, ...] = (
     "entry.unpublish",
 )
 MEDIA_EVENTS: tuple[EventName, ...] = ("media.create", "media.update", "media.delete")
+#: recorded for every publish and unpublish; sent to webhooks only when switched on
+PUBLICATION_EVENTS: tuple[EventName, ...] = ("entry.publish", "entry.unpublish")
 
 #: built once and kept: a write pays for running it, not for building and compiling it
 _INSERT = insert(events).values(
@@ -59,13 +61,8 @@ _INSERT = insert(events).values(
 class EntryEvents:
     """Records events on a write's connection."""
 
-    def __init__(
-        self, serializer: RestSerializer, kept: KeptStatements, *, publication: bool = False
-    ) -> None:
+    def __init__(self, serializer: RestSerializer, kept: KeptStatements) -> None:
         self.serializer = serializer
-        #: also ``entry.publish`` / ``entry.unpublish`` after an update that changes the
-        #: publication state (``CONTENTAPI_EVENTS_PUBLICATION``)
-        self.publication = publication
         #: runs the insert through asyncpg on PostgreSQL (``db/driver.py``)
         self.kept = kept
         #: events recorded by this process (the dispatcher, woken after each committed write,
@@ -97,9 +94,10 @@ class EntryEvents:
         columns: dict[str, Any],
     ) -> None:
         """After an update's ``entry.update``: ``entry.publish`` when it published a draft,
-        ``entry.unpublish`` when it took a published entry back to a draft — if switched on.
-        Strapi's admin sends these with ``{model, entry}`` (no ``uid``)."""
-        if not (self.publication and content_type.draft_and_publish and "published_at" in columns):
+        ``entry.unpublish`` when it took a published entry back to a draft (live updates
+        follow them; webhooks get them only with ``CONTENTAPI_EVENTS_PUBLICATION``: Strapi
+        sends them for its admin's publish action alone, with ``{model, entry}``, no ``uid``)."""
+        if not (content_type.draft_and_publish and "published_at" in columns):
             return
         published = columns["published_at"] is not None
         if published == was_draft:  # a change of state, not a new date on a published entry

@@ -34,7 +34,7 @@ from sqlalchemy.exc import DBAPIError
 from contentapi.config import Settings
 from contentapi.db.engine import Database
 from contentapi.db.system import events, webhook_deliveries, webhooks
-from contentapi.entries.events import EntryEvents
+from contentapi.entries.events import PUBLICATION_EVENTS, EntryEvents
 from contentapi.errors import ServiceUnavailableError
 from contentapi.events.listeners import ChangeEvent, EventListeners
 from contentapi.events.request import post, private_target, request, webhook_client
@@ -200,7 +200,13 @@ class Dispatcher:
                 await conn.execute(done)
                 return len(rows), []
             now = _now()
-            wanted = [(row, hook) for row in rows for hook in hooks if hook.wants(row.event)]
+            publication = self.settings.events_publication
+            wanted = [
+                (row, hook)
+                for row in rows
+                for hook in hooks
+                if hook.wants(row.event) and (publication or row.event not in PUBLICATION_EVENTS)
+            ]
             per_webhook: dict[int, int] = {}
             for _, hook in wanted:
                 per_webhook[hook.id] = per_webhook.get(hook.id, 0) + 1

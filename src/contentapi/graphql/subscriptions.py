@@ -2,8 +2,9 @@
 subscription document becomes, for each event, a query the ordinary engine answers.
 
 With ``CONTENTAPI_GRAPHQL_SUBSCRIPTIONS=true`` each collection type with a generated ``find``
-gets ``<singular>Created``, ``<singular>Updated`` and ``<singular>Deleted`` (Strapi's naming:
-``articleCreated``), answering ``<Type>EntityResponse``; created and updated take the list's
+gets ``<singular>Created``, ``<singular>Updated`` and ``<singular>Deleted``, and with draft &
+publish ``<singular>Published`` and ``<singular>Unpublished`` (Strapi's naming:
+``articleCreated``), answering ``<Type>EntityResponse``; all but deleted take the list's
 ``filters``, ``publicationState`` and ``locale``. Delivered over WebSocket by ``websocket.py``.
 
 For created and updated, the subscription's root field is rewritten once into the list query
@@ -22,6 +23,7 @@ from typing import Any
 from graphql import (
     ArgumentNode,
     DocumentNode,
+    EnumValueNode,
     FieldNode,
     FragmentDefinitionNode,
     GraphQLArgument,
@@ -58,8 +60,11 @@ ENTRY_VARIABLE = "contentapiEntryId"
 KEY = "contentapi_subscription"
 _KINDS = {
     "Created": ("entry.create",),
-    "Updated": ("entry.update", "entry.publish", "entry.unpublish"),
+    "Updated": ("entry.update",),
     "Deleted": ("entry.delete",),
+    # draft & publish types only
+    "Published": ("entry.publish",),
+    "Unpublished": ("entry.unpublish",),
 }
 
 
@@ -78,9 +83,17 @@ def subscription_type(builder: Any) -> GraphQLObjectType | None:
             arguments["publicationState"] = GraphQLArgument(PUBLICATION_STATE, default_value="live")
         arguments.update(builder._locale(content_type))
         for kind, events in _KINDS.items():
+            if kind.endswith("ublished") and not content_type.draft_and_publish:
+                continue
+            if kind == "Deleted":
+                kind_arguments = builder._locale(content_type)
+            elif kind == "Unpublished":  # the entry is a draft now: read in preview
+                kind_arguments = {k: v for k, v in arguments.items() if k != "publicationState"}
+            else:
+                kind_arguments = arguments
             fields[f"{single}{kind}"] = GraphQLField(
                 response,
-                args=arguments if kind != "Deleted" else builder._locale(content_type),
+                args=kind_arguments,
                 extensions={KEY: (content_type.uid, events, plural)},
             )
     return GraphQLObjectType("Subscription", fields) if fields else None
@@ -128,7 +141,8 @@ def plan_subscription(schema: GraphQLSchema, payload: Any) -> SubscriptionPlan |
     if events == ("entry.delete",):
         return SubscriptionPlan(uid, events, key, None, variables)
     fragments = [d for d in document.definitions if isinstance(d, FragmentDefinitionNode)]
-    query = _per_event_query(operation, root, key, list_name, fragments)
+    preview = events == ("entry.unpublish",)
+    query = _per_event_query(operation, root, key, list_name, fragments, preview=preview)
     return SubscriptionPlan(uid, events, key, query, variables)
 
 
@@ -138,8 +152,11 @@ def _per_event_query(
     key: str,
     list_name: str,
     fragments: list[FragmentDefinitionNode],
+    *,
+    preview: bool,
 ) -> str:
-    """The list query that reads one event's entry as the subscription selects it."""
+    """The list query that reads one event's entry as the subscription selects it
+    (``preview``: drafts included, for an unpublished entry)."""
     this_entry = ObjectValueNode(
         fields=(
             ObjectFieldNode(
@@ -170,6 +187,9 @@ def _per_event_query(
         )
     )
     arguments.append(ArgumentNode(name=NameNode(value="filters"), value=filters))
+    if preview:
+        state = EnumValueNode(value="PREVIEW")
+        arguments.append(ArgumentNode(name=NameNode(value="publicationState"), value=state))
     field = FieldNode(
         alias=NameNode(value=key),
         name=NameNode(value=list_name),
