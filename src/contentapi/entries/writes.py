@@ -216,26 +216,9 @@ class EntryWrites(ReadsParts):
         was_draft: bool = False,
         publish: bool = True,
     ) -> EntryWrite:
-        """``parse`` with the plan's passwords hashed (off the event loop)."""
-        write = self.parse(
-            content_type, data, locales, creating=creating, was_draft=was_draft, publish=publish
-        )
-        await hash_passwords(write, self.passwords)
-        return write
-
-    def parse(
-        self,
-        content_type: ContentType,
-        data: Any,
-        locales: tuple[str, ...],
-        *,
-        creating: bool,
-        was_draft: bool = False,
-        publish: bool = True,
-    ) -> EntryWrite:
-        """A body as the write plan of an entry of ``content_type`` (400 when it is not one);
-        ``locales`` from ``locales_for``."""
-        return parse_entry_input(
+        """A body as the write plan of an entry of ``content_type`` (400 when it is not one),
+        its passwords hashed (off the event loop); ``locales`` from ``locales_for``."""
+        write = parse_entry_input(
             content_type,
             data,
             registry=self.registry,
@@ -244,6 +227,8 @@ class EntryWrites(ReadsParts):
             was_draft=was_draft,
             publish=publish,
         )
+        await hash_passwords(write, self.passwords)
+        return write
 
     def writing(self, uid: str) -> AbstractAsyncContextManager[AsyncConnection]:
         """The transaction of a write to ``uid``'s entries (tests wrap it to watch them)."""

@@ -27,7 +27,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import aiohttp
-import orjson
 from sqlalchemy import bindparam, delete, exists, insert, select, update
 from sqlalchemy.exc import DBAPIError
 
@@ -247,17 +246,7 @@ class Dispatcher:
             await conn.execute(update(events).where(events.c.id.in_(ids)).values(dispatched=True))
         if listening:
             for row in rows:
-                await self.listeners.notify(
-                    ChangeEvent(
-                        id=row.id,
-                        event=row.event,
-                        uid=row.uid,
-                        entry_id=row.entry_id,
-                        locale=row.locale,
-                        payload=orjson.loads(row.payload),
-                        created_at=row.created_at,
-                    )
-                )
+                await self.listeners.notify(ChangeEvent.from_row(row))
         return len(rows), claimed
 
     def _lease(self, sends: int) -> timedelta:

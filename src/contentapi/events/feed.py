@@ -25,7 +25,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
 from sqlalchemy import func, select
 from sqlalchemy.exc import DBAPIError
 
@@ -58,18 +57,6 @@ _COLUMNS = (
 )
 
 
-def _event(row: Any) -> ChangeEvent:
-    return ChangeEvent(
-        id=row.id,
-        event=row.event,
-        uid=row.uid,
-        entry_id=row.entry_id,
-        locale=row.locale,
-        payload=orjson.loads(row.payload),
-        created_at=row.created_at,
-    )
-
-
 async def read_events_after(
     database: Database, event_id: int, uid: str | None, limit: int = BATCH
 ) -> list[ChangeEvent]:
@@ -80,7 +67,7 @@ async def read_events_after(
         statement = statement.where(events.c.uid == uid)
     async with database.read() as conn:
         rows = (await conn.execute(statement.order_by(events.c.id).limit(limit))).all()
-    return [_event(row) for row in rows]
+    return [ChangeEvent.from_row(row) for row in rows]
 
 
 @dataclass(eq=False)
@@ -212,4 +199,4 @@ class ChangeFeed:
         for gap, since in list(self._gaps.items()):
             if now - since > GAP_SECONDS:
                 del self._gaps[gap]
-        return [_event(row) for row in sorted([*late, *rows], key=lambda row: row.id)]
+        return [ChangeEvent.from_row(row) for row in sorted([*late, *rows], key=lambda row: row.id)]

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import orjson
+
 from contentapi.entries.events import ENTRY_EVENTS, MEDIA_EVENTS
 
 __all__ = ["ChangeEvent", "EventListeners", "ListenerError"]
@@ -49,6 +51,19 @@ class ChangeEvent:
     payload: dict[str, Any]
     #: when the write recorded it (UTC, naive)
     created_at: datetime
+
+    @classmethod
+    def from_row(cls, row: Any) -> ChangeEvent:
+        """An event from a ``contentapi_events`` row (its payload as stored, JSON text)."""
+        return cls(
+            id=row.id,
+            event=row.event,
+            uid=row.uid,
+            entry_id=row.entry_id,
+            locale=row.locale,
+            payload=orjson.loads(row.payload),
+            created_at=row.created_at,
+        )
 
 
 Listener = Callable[[ChangeEvent], Any]
