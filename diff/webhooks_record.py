@@ -46,22 +46,15 @@ from typing import Any
 
 import httpx
 
+from contentapi.events.webhooks import WEBHOOK_EVENTS
+
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "content-types"
 #: the scripts that install and run the reference Strapi (bench/reference/README.md)
 REFERENCE = ROOT / "bench" / "reference"
 FIXTURE = ROOT / "tests" / "fixtures" / "strapi_webhooks.json"
 PG_ADMIN = os.environ.get("DIFF_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
-EVENTS = [
-    "entry.create",
-    "entry.update",
-    "entry.delete",
-    "entry.publish",
-    "entry.unpublish",
-    "media.create",
-    "media.update",
-    "media.delete",
-]
+EVENTS = list(WEBHOOK_EVENTS)
 OWN_HEADERS = {"X-Own": "o"}
 ADMIN = {
     "firstname": "Ada",

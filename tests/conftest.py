@@ -31,7 +31,7 @@ from contentapi.auth.tokens import create_token
 from contentapi.config import Settings
 from contentapi.db.engine import StatementCounter
 from contentapi.runtime import Runtime
-from tests.support import pgsession
+from tests.support import pgcluster, pgsession
 from tests.support.pgproxy import RoundTripProxy
 from tests.support.reset import reset_tables
 from tests.support.s3emulator import S3Emulator
@@ -299,6 +299,22 @@ async def app(shared_app: AppHandle) -> AppHandle:
     """The example-models app with empty content tables."""
     await _empty_content_tables(shared_app.runtime)
     return shared_app
+
+
+@pytest.fixture
+def cluster() -> Iterator[pgcluster.TempCluster]:
+    """A PostgreSQL cluster of the test's own (temporary folder, own port), running: the fault
+    tests stop, crash and restart it. Skipped where no PostgreSQL binaries can run."""
+    reason = pgcluster.available()
+    if reason is not None:
+        pytest.skip(reason)
+    made = pgcluster.TempCluster()
+    try:
+        made.init()
+        made.start()
+        yield made
+    finally:
+        made.destroy()
 
 
 @pytest.fixture

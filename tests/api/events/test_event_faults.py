@@ -12,34 +12,18 @@ import os
 import signal
 import time
 from collections import Counter
-from collections.abc import Iterator
 
 import asyncpg
 import orjson
 import pytest
 
 from tests.conftest import MODELS
-from tests.support import pgcluster
 from tests.support.load import Load
 from tests.support.receiver import Receiver, receiving
 from tests.support.server import FIGURES, ServerProcess
 
 #: the writes the test makes at least
 WRITES = 1_000
-
-
-@pytest.fixture
-def cluster() -> Iterator[pgcluster.TempCluster]:
-    reason = pgcluster.available()
-    if reason is not None:
-        pytest.skip(reason)
-    made = pgcluster.TempCluster()
-    try:
-        made.init()
-        made.start()
-        yield made
-    finally:
-        made.destroy()
 
 
 async def _until(check, what: str, seconds: float) -> None:

@@ -10,14 +10,11 @@ import asyncio
 import os
 import signal
 import time
-from collections.abc import Iterator
 
 import asyncpg
 import orjson
-import pytest
 
 from tests.conftest import MODELS
-from tests.support import pgcluster
 from tests.support.load import Answer, Load
 from tests.support.server import FIGURES, ServerProcess
 
@@ -42,20 +39,6 @@ async def _stored_titles(dsn: str) -> set[str]:
         return {row["title"] for row in await connection.fetch("SELECT title FROM articles")}
     finally:
         await connection.close()
-
-
-@pytest.fixture
-def cluster() -> Iterator[pgcluster.TempCluster]:
-    reason = pgcluster.available()
-    if reason is not None:
-        pytest.skip(reason)
-    made = pgcluster.TempCluster()
-    try:
-        made.init()
-        made.start()
-        yield made
-    finally:
-        made.destroy()
 
 
 async def test_a_database_restart_under_load_loses_nothing_and_answers_503(cluster):
