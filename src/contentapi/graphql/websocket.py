@@ -218,6 +218,8 @@ class SubscriptionServer:
     ) -> dict[str, Any] | None:
         """The ``next`` payload of ``event``; ``None`` when its entry does not match."""
         if planned.query is None:  # deleted: the entry is gone
+            if planned.single and not await self._of_locale(planned, event):
+                return None
             return {
                 "data": {planned.key: {"data": {"id": str(event.entry_id), "attributes": None}}}
             }
@@ -245,10 +247,26 @@ class SubscriptionServer:
         body = outcome.body
         if body.get("errors"):
             return {"data": None, "errors": body["errors"]}
-        listed = ((body.get("data") or {}).get(planned.key) or {}).get("data")
-        if not listed:
-            return None
-        return {"data": {planned.key: {"data": listed[0]}}}
+        found = ((body.get("data") or {}).get(planned.key) or {}).get("data")
+        if planned.single:  # the single type's entry, of the event only when it is the same
+            entry = found if found and found.get("id") == str(event.entry_id) else None
+        else:  # the list held to the event's entry
+            entry = found[0] if found else None
+        return None if entry is None else {"data": {planned.key: {"data": entry}}}
+
+    async def _of_locale(self, planned: SubscriptionPlan, event: ChangeEvent) -> bool:
+        """Whether a single type's deleted entry is of the locale the subscription follows
+        (its ``locale``, else the default one, as the single type's query reads)."""
+        if event.locale is None or planned.locale == event.locale:
+            return True
+        if planned.locale is not None:
+            return False
+        entries = self.services.entries
+        async with self.services.database.read() as conn:
+            default = await entries.reads.default_locale(
+                conn, entries.reads.content_type(planned.uid), None
+            )
+        return default == event.locale
 
     @staticmethod
     async def _end(websocket: WebSocket, operation_id: str, reason: str, code: str) -> None:

@@ -1,16 +1,19 @@
 """Live updates through real connections, across two ``contentapi serve`` processes on one
 database: what one writes, a stream on the other hears — ``GET /api/P/events`` (server-sent
-events) and GraphQL subscriptions over ``graphql-transport-ws`` (a WebSocket client speaking the
-protocol) — filtered as the stream's query says, resumed with ``Last-Event-ID``, ended when the
-caller may no longer read the type."""
+events, read with httpx) and GraphQL subscriptions over ``graphql-transport-ws`` (read with the
+``graphql-ws`` library Apollo Client uses, ``tests/support/graphql_ws.py``) — filtered as the
+stream's query says, resumed with ``Last-Event-ID``, ended when the caller may no longer read
+the type."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import json
+import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import httpx
 import orjson
@@ -19,10 +22,21 @@ import websockets
 from websockets.exceptions import InvalidStatus
 
 from tests.conftest import MODELS
+from tests.support.graphql_ws import NODE, GraphQLWsClient
 from tests.support.server import ServerProcess
 from tests.support.waiting import eventually
 
-SUBSCRIPTIONS = {"CONTENTAPI_GRAPHQL_SUBSCRIPTIONS": "true"}
+SUBSCRIPTIONS = {"CONTENTAPI_GRAPHQL_SUBSCRIPTIONS": "true", "CONTENTAPI_LOCALES": "en,fr"}
+#: a localized single type with draft & publish, beside the example models
+NOTICE = {
+    "kind": "singleType",
+    "collectionName": "notices",
+    "info": {"singularName": "notice", "pluralName": "notices", "displayName": "Notice"},
+    "options": {"draftAndPublish": True},
+    "pluginOptions": {"i18n": {"localized": True}},
+    "attributes": {"text": {"type": "string", "pluginOptions": {"i18n": {"localized": True}}}},
+}
+needs_node = pytest.mark.skipif(NODE is None, reason="the graphql-ws client runs on Node.js")
 
 
 @dataclass
@@ -81,9 +95,12 @@ async def streaming(
 
 
 @pytest.fixture
-async def two_servers(databases):
+async def two_servers(databases, tmp_path: Path):
     url = await databases.new_url()
-    servers = [ServerProcess(url, MODELS, **SUBSCRIPTIONS) for _ in range(2)]
+    models = tmp_path / "content-types"
+    shutil.copytree(MODELS, models)
+    (models / "notice.json").write_text(json.dumps(NOTICE))
+    servers = [ServerProcess(url, models, **SUBSCRIPTIONS) for _ in range(2)]
     try:
         for server in servers:
             await asyncio.to_thread(server.start)
@@ -93,11 +110,13 @@ async def two_servers(databases):
             server.stop()
 
 
+@needs_node
 async def test_streams_across_two_processes(two_servers):
-    """One pair of servers for both checks (each start costs seconds)."""
+    """One pair of servers for every check (each start costs seconds)."""
     writer, reader = two_servers
     await _filtered_and_resumed(writer, reader)
     await _graphql_subscriptions(writer, reader)
+    await _single_type_subscriptions(writer, reader)
     await _ended_when_the_role_loses_the_permission(writer, reader)
 
 
@@ -142,20 +161,18 @@ async def _filtered_and_resumed(writer: ServerProcess, reader: ServerProcess) ->
 
 
 async def _graphql_subscriptions(writer: ServerProcess, reader: ServerProcess) -> None:
-    """``articleCreated`` (filtered, aliased, its variables), ``articleUpdated`` and
-    ``articleDeleted`` on one connection to the reader, for writes through the writer; a bad
-    document is refused with ``error``; a connection without the protocol is refused at the
-    upgrade."""
+    """``articleCreated`` (filtered, aliased, its variables), ``articleUpdated``,
+    ``articleUnpublished`` and ``articleDeleted`` on one connection to the reader, for writes
+    through the writer; a bad document is refused with ``error``; a connection without the
+    protocol is refused at the upgrade."""
     url = reader.base_url.replace("http://", "ws://") + "/graphql"
     with pytest.raises(InvalidStatus):
         async with websockets.connect(url, subprotocols=["graphql-ws"]):
             pass
     async with (
-        websockets.connect(url, subprotocols=["graphql-transport-ws"]) as socket,
+        GraphQLWsClient(url, writer.headers) as socket,
         httpx.AsyncClient(base_url=writer.base_url, headers=writer.headers) as client,
     ):
-        await socket.send(json.dumps({"type": "connection_init", "payload": writer.headers}))
-        assert json.loads(await socket.recv()) == {"type": "connection_ack"}
         created = (
             "subscription($f: ArticleFiltersInput) "
             "{ fresh: articleCreated(filters: $f) { data { id attributes { title } } } }"
@@ -167,11 +184,8 @@ async def _graphql_subscriptions(writer: ServerProcess, reader: ServerProcess) -
             ("4", "subscription { articleCreated { data { nope } } }", {}),
             ("5", "subscription { articleUnpublished { data { attributes { title } } } }", {}),
         ):
-            payload = {"query": query, "variables": variables}
-            await socket.send(
-                json.dumps({"id": operation_id, "type": "subscribe", "payload": payload})
-            )
-        refused = json.loads(await asyncio.wait_for(socket.recv(), 10))
+            await socket.subscribe(operation_id, query, variables)
+        refused = await socket.next_message()
         assert (refused["id"], refused["type"]) == ("4", "error")
         assert "nope" in refused["payload"][0]["message"]
         await asyncio.sleep(0.5)  # the subscriptions are in place
@@ -182,7 +196,8 @@ async def _graphql_subscriptions(writer: ServerProcess, reader: ServerProcess) -
 
         async def hear(count: int) -> None:
             for _ in range(count):
-                message = json.loads(await asyncio.wait_for(socket.recv(), 10))
+                message = await socket.next_message()
+                assert message["type"] == "next", message
                 heard.setdefault(message["id"], []).append(message["payload"])
 
         await hear(1)
@@ -202,6 +217,57 @@ async def _graphql_subscriptions(writer: ServerProcess, reader: ServerProcess) -
         "5": [data("articleUnpublished", {"attributes": {"title": "Sub 2"}})],
         "3": [data("articleDeleted", {"id": entry_id, "attributes": None})],
     }
+
+
+async def _single_type_subscriptions(writer: ServerProcess, reader: ServerProcess) -> None:
+    """A localized single type with draft & publish: ``noticeUpdated`` hears its first write
+    (a create) and its updates in the locale it follows (the default one without ``locale``),
+    ``noticePublished`` / ``noticeDeleted`` theirs; another locale's writes send nothing."""
+    url = reader.base_url.replace("http://", "ws://") + "/graphql"
+    async with (
+        GraphQLWsClient(url, writer.headers) as socket,
+        httpx.AsyncClient(base_url=writer.base_url, headers=writer.headers) as client,
+    ):
+        selection = "{ data { id attributes { text locale } } }"
+        for operation_id, query in (
+            ("en", f"subscription {{ noticeUpdated {selection} }}"),
+            ("fr", f'subscription {{ noticeUpdated(locale: "fr") {selection} }}'),
+            ("published", f'subscription {{ noticePublished(locale: "fr") {selection} }}'),
+            ("deleted", 'subscription { noticeDeleted(locale: "fr") { data { id } } }'),
+        ):
+            await socket.subscribe(operation_id, query)
+        await asyncio.sleep(0.5)  # the subscriptions are in place
+
+        async def write(method: str, path: str, body: dict | None = None) -> int:
+            answer = await client.request(method, path, json=body)
+            assert answer.status_code == 200, answer.text
+            made = answer.json()
+            return int(made["data"]["id"] if "data" in made else made["id"])
+
+        async def heard() -> tuple[str, dict | None]:
+            message = await socket.next_message()
+            assert message["type"] == "next", message
+            key = next(iter(message["payload"]["data"]))
+            return message["id"], message["payload"]["data"][key]["data"]
+
+        english = await write("PUT", "/api/notice", {"data": {"text": "Hello"}})
+        en_entry = {"id": str(english), "attributes": {"text": "Hello", "locale": "en"}}
+        assert await heard() == ("en", en_entry)
+        # a French draft: its create is not live; the English entry's update (its
+        # localizations) is
+        body = {"locale": "fr", "text": "Bonjour", "publishedAt": None}
+        french = await write("POST", "/api/notice/localizations", body)
+        assert await heard() == ("en", en_entry)
+        await write("PUT", "/api/notice?locale=fr", {"data": {"publishedAt": "2026-01-01"}})
+        fr_entry = {"id": str(french), "attributes": {"text": "Bonjour", "locale": "fr"}}
+        assert sorted([await heard(), await heard()]) == [("fr", fr_entry), ("published", fr_entry)]
+        await write("DELETE", "/api/notice")  # English: not the deleted subscription's locale
+        await write("DELETE", "/api/notice?locale=fr")
+        assert await heard() == ("deleted", {"id": str(french), "attributes": None})
+        await write("PUT", "/api/notice", {"data": {"text": "Hello again"}})
+        following, entry = await heard()
+        assert following == "en" and entry is not None
+        assert entry["attributes"]["text"] == "Hello again"
 
 
 async def _ended_when_the_role_loses_the_permission(
@@ -234,21 +300,16 @@ async def _ended_when_the_role_loses_the_permission(
         url = reader.base_url.replace("http://", "ws://") + "/graphql"
         async with (
             streaming(reader, "/api/articles/events", jwt) as stream,
-            websockets.connect(url, subprotocols=["graphql-transport-ws"]) as socket,
+            GraphQLWsClient(url, jwt) as socket,
         ):
-            await socket.send(json.dumps({"type": "connection_init", "payload": jwt}))
-            assert json.loads(await socket.recv()) == {"type": "connection_ack"}
-            query = "subscription { articleCreated { data { id } } }"
-            await socket.send(
-                json.dumps({"id": "1", "type": "subscribe", "payload": {"query": query}})
-            )
+            await socket.subscribe("1", "subscription { articleCreated { data { id } } }")
             await asyncio.sleep(0.5)
             await client.post("/api/articles", json={"data": {"title": "Seen"}})
             await stream.until(lambda m: len(m) == 1, "the first event")
-            first = json.loads(await asyncio.wait_for(socket.recv(), 10))
+            first = await socket.next_message()
             await allow(False)
             await stream.until(lambda m: m[-1].event == "error", "the stream's end")
-            ended = [json.loads(await asyncio.wait_for(socket.recv(), 10)) for _ in range(2)]
+            ended = [await socket.next_message() for _ in range(2)]
         assert stream.messages[-1].data == {"reason": "Forbidden"}
         assert first["type"] == "next" and first["payload"]["data"]["articleCreated"]["data"]
         errors = [{"message": "Forbidden", "extensions": {"code": "FORBIDDEN"}}]
