@@ -31,14 +31,17 @@ serve: $(SERVE_STAMP)
 check: $(SERVE_STAMP)
 	$(BIN)/contentapi check
 
-# The suite over every core (pytest-xdist, one file per worker at a time): 5 to 14 minutes on
-# 2 cores, by the machine (296 s and 802 s measured). A plain `.venv/bin/python -m pytest` runs it in one process and also prints the
-# figures the fault, resource and fuzz tests measure.
+# The suite in three pytest-xdist workers, one file per worker at a time. On 2 cores two workers
+# left them idle a third of the time (the tests wait on server processes and PostgreSQL), and a
+# third fills it: 298–318 s instead of 327–341 s measured; a fourth ran PostgreSQL out of its
+# 100 connections. A plain `.venv/bin/python -m pytest` runs it in one process and also prints
+# the figures the fault, resource and fuzz tests measure.
 # Bytecode is cached even where the environment says not to (PYTHONDONTWRITEBYTECODE): the
 # suite starts some hundred Python processes (servers, workers, commands), and each would
 # otherwise compile the whole package again.
+TEST_WORKERS ?= 3
 test: $(STAMP)
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n auto --dist loadfile
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Hand-run fuzzing: the properties of tests/api/security/test_fuzz_*.py with FUZZ_EXAMPLES times
 # their examples (24: about 13,800 requests per database), on SQLite and PostgreSQL, ~10 min.
