@@ -67,7 +67,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     extensions = load_extensions(settings, runtime.registry, runtime)
     services = _Services.build(runtime)
     #: this worker's live tail of the change feed, for the event streams (``GET /api/P/events``)
-    feed = ChangeFeed(runtime.database)
+    feed = ChangeFeed(runtime.database, settings.events_queue_limit)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

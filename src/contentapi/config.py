@@ -193,6 +193,9 @@ class Settings(BaseSettings):
     #: webhooks also get ``entry.publish`` / ``entry.unpublish`` (recorded for every update
     #: that publishes or unpublishes; Strapi sends them only for its admin's publish action)
     events_publication: bool = False
+    #: events a live-update stream (server-sent events, a GraphQL subscription) may have
+    #: waiting for its client before it is cut off with a reason
+    events_queue_limit: Annotated[int, Field(ge=1)] = 1000
 
     @classmethod
     def settings_customise_sources(

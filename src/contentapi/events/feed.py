@@ -41,7 +41,7 @@ log = logging.getLogger("contentapi.events")
 TAIL_SECONDS = 0.2
 #: seconds an id skipped over is looked for again before it is taken for a rolled-back write
 GAP_SECONDS = 30.0
-#: events a subscriber may have waiting before it is cut off
+#: events a subscriber may have waiting before it is cut off (``CONTENTAPI_EVENTS_QUEUE_LIMIT``)
 QUEUE_LIMIT = 1000
 #: events read per query
 BATCH = 1000
@@ -75,11 +75,15 @@ class FeedSubscription:
     """One stream's place in the feed: the events ``wants`` accepts, queued for it."""
 
     wants: Callable[[ChangeEvent], bool]
-    queue: asyncio.Queue[ChangeEvent] = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
+    limit: int = QUEUE_LIMIT
+    queue: asyncio.Queue[ChangeEvent] = field(init=False)
     #: why the feed stopped serving it (``None`` while it is served)
     ended: str | None = None
     #: set when ``ended`` is
     closed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __post_init__(self) -> None:
+        self.queue = asyncio.Queue(self.limit)
 
     async def next(self, timeout: float) -> ChangeEvent | None:
         """The next event, or ``None`` after ``timeout`` seconds without one or once ended."""
@@ -103,7 +107,7 @@ class FeedSubscription:
         try:
             self.queue.put_nowait(event)
         except asyncio.QueueFull:
-            self.end(f"the client did not keep up: more than {QUEUE_LIMIT} events waited")
+            self.end(f"the client did not keep up: more than {self.limit} events waited")
 
     def end(self, reason: str) -> None:
         if self.ended is None:
@@ -114,8 +118,9 @@ class FeedSubscription:
 class ChangeFeed:
     """This worker's tail of ``contentapi_events`` and its subscribers."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, queue_limit: int = QUEUE_LIMIT) -> None:
         self.database = database
+        self.queue_limit = queue_limit
         self._subscribers: set[FeedSubscription] = set()
         self._task: asyncio.Task[None] | None = None
         self._highest: int | None = None
@@ -128,7 +133,7 @@ class ChangeFeed:
             raise ServiceUnavailableError()
         if self._highest is None:
             self._highest = await self._current_highest()
-        subscription = FeedSubscription(wants)
+        subscription = FeedSubscription(wants, self.queue_limit)
         self._subscribers.add(subscription)
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._tail(), name="contentapi-feed")

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import shutil
+import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,13 @@ from tests.support.graphql_ws import NODE, GraphQLWsClient
 from tests.support.server import ServerProcess
 from tests.support.waiting import eventually
 
-SUBSCRIPTIONS = {"CONTENTAPI_GRAPHQL_SUBSCRIPTIONS": "true", "CONTENTAPI_LOCALES": "en,fr"}
+#: a stream is cut off once more than 20 events wait for its client
+QUEUE_LIMIT = 20
+SERVED = {
+    "CONTENTAPI_GRAPHQL_SUBSCRIPTIONS": "true",
+    "CONTENTAPI_LOCALES": "en,fr",
+    "CONTENTAPI_EVENTS_QUEUE_LIMIT": str(QUEUE_LIMIT),
+}
 #: a localized single type with draft & publish, beside the example models
 NOTICE = {
     "kind": "singleType",
@@ -100,7 +107,7 @@ async def two_servers(databases, tmp_path: Path):
     models = tmp_path / "content-types"
     shutil.copytree(MODELS, models)
     (models / "notice.json").write_text(json.dumps(NOTICE))
-    servers = [ServerProcess(url, models, **SUBSCRIPTIONS) for _ in range(2)]
+    servers = [ServerProcess(url, models, **SERVED) for _ in range(2)]
     try:
         for server in servers:
             await asyncio.to_thread(server.start)
@@ -117,6 +124,7 @@ async def test_streams_across_two_processes(two_servers):
     await _filtered_and_resumed(writer, reader)
     await _graphql_subscriptions(writer, reader)
     await _single_type_subscriptions(writer, reader)
+    await _a_client_that_does_not_read_is_cut_off(writer, reader)
     await _ended_when_the_role_loses_the_permission(writer, reader)
 
 
@@ -268,6 +276,38 @@ async def _single_type_subscriptions(writer: ServerProcess, reader: ServerProces
         following, entry = await heard()
         assert following == "en" and entry is not None
         assert entry["attributes"]["text"] == "Hello again"
+
+
+async def _a_client_that_does_not_read_is_cut_off(
+    writer: ServerProcess, reader: ServerProcess
+) -> None:
+    """A client that stops reading its stream (a small socket buffer, large messages): once
+    more than ``QUEUE_LIMIT`` events wait for it, the stream ends with the reason — what its
+    socket already held comes first — and the connection closes."""
+    raw = socket.socket()
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    raw.connect(("127.0.0.1", reader.port))
+    incoming, outgoing = await asyncio.open_connection(sock=raw)
+    authorization = writer.headers["Authorization"]
+    outgoing.write(
+        b"GET /api/articles/events?fields[0]=body HTTP/1.1\r\nHost: test\r\n"
+        + f"Authorization: {authorization}\r\nConnection: close\r\n\r\n".encode()
+    )
+    head = await asyncio.wait_for(incoming.readuntil(b"\r\n\r\n"), 10)
+    assert head.startswith(b"HTTP/1.1 200"), head
+    await asyncio.sleep(0.5)  # subscribed; from now on nothing is read
+    body = "x" * 200_000
+    async with httpx.AsyncClient(base_url=writer.base_url, headers=writer.headers) as client:
+        for _ in range(5 * QUEUE_LIMIT):
+            made = await client.post("/api/articles", json={"data": {"title": "Big", "body": body}})
+            assert made.status_code == 200, made.text
+    received = await asyncio.wait_for(incoming.read(), 30)  # to the end: the server closes
+    outgoing.close()
+    messages = received.count(b"event: entry.create")
+    assert 0 < messages < 4 * QUEUE_LIMIT, messages
+    assert b"event: error" in received
+    reason = f"the client did not keep up: more than {QUEUE_LIMIT} events waited".encode()
+    assert reason in received[received.rindex(b"event: error") :]
 
 
 async def _ended_when_the_role_loses_the_permission(
