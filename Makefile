@@ -31,7 +31,8 @@ serve: $(SERVE_STAMP)
 check: $(SERVE_STAMP)
 	$(BIN)/contentapi check
 
-# The suite in three pytest-xdist workers, one file per worker at a time. On 2 cores two workers
+# The suite in three pytest-xdist workers, one file per worker at a time, in the order
+# tests/conftest.py gives (the heavy files early, among light ones). On 2 cores two workers
 # left them idle a third of the time (the tests wait on server processes and PostgreSQL), and a
 # third fills it: 298–318 s instead of 327–341 s measured; a fourth ran PostgreSQL out of its
 # 100 connections. A plain `.venv/bin/python -m pytest` runs it in one process and also prints
@@ -41,7 +42,7 @@ check: $(SERVE_STAMP)
 # otherwise compile the whole package again.
 TEST_WORKERS ?= 3
 test: $(STAMP)
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Hand-run fuzzing: the properties of tests/api/security/test_fuzz_*.py with FUZZ_EXAMPLES times
 # their examples (24: about 13,800 requests per database), on SQLite and PostgreSQL, ~10 min.

@@ -58,6 +58,71 @@ def pytest_configure(config: pytest.Config) -> None:
     POSTGRES_ADMIN_URL = os.environ.get(pgsession.URL_VARIABLE, pgsession.DEFAULT_URL)
 
 
+#: The files that take longest for their number of tests (server processes, fault injection,
+#: schemathesis, tsc, many apps), heaviest first: 6 s and more each, 378 of the suite's 631 s
+#: of test time (``--junitxml`` of two whole runs, 2026-11-27).
+HEAVY_FILES = (
+    "tests/api/security/test_faults.py",
+    "tests/api/events/test_live_updates.py",
+    "tests/api/test_transfer.py",
+    "tests/test_supervisor.py",
+    "tests/test_setup.py",
+    "tests/api/security/test_resources.py",
+    "tests/api/security/test_memory_after_burst.py",
+    "tests/api/test_corpus.py",
+    "tests/api/events/test_webhooks.py",
+    "tests/api/events/test_event_faults.py",
+    "tests/api/upload/test_s3.py",
+    "tests/api/test_cli_locales.py",
+    "tests/api/events/test_strapi_recordings.py",
+    "tests/test_reload.py",
+    "tests/api/openapi/test_schemathesis.py",
+    "tests/api/typescript/test_compiles.py",
+    "tests/test_soak.py",
+    "tests/api/mail/test_providers.py",
+    "tests/test_readme_examples.py",
+    "tests/api/users/test_rate_limit.py",
+    "tests/api/perf/test_caller_cache.py",
+    "tests/api/mail/test_advanced_settings.py",
+    "tests/api/test_sync.py",
+    "tests/api/test_cli_tokens.py",
+    "tests/api/test_instances.py",
+    "tests/api/security/test_fuzz_graphql.py",
+    "tests/api/security/test_fuzz_queries.py",
+    "tests/api/security/test_fuzz_users_upload.py",
+    "tests/api/mail/test_email_confirmation.py",
+    "tests/api/mail/test_password_reset.py",
+    "tests/api/events/test_cli_webhooks.py",
+    "tests/api/security/test_statement_timeout.py",
+)
+#: one heavy file among this many files at the head of the queue
+_HEAVY_EVERY = 3
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The order ``--dist loadfile`` hands files to the workers in (``make test`` passes
+    ``--no-loadscope-reorder``, so xdist keeps it): the heavy files first, each followed by
+    two of the others (most tests first), then the rest. Left to the end, as xdist's own order
+    (most tests first) leaves them, the heavy files ran together and slowed each other down,
+    with nothing light left to fill the workers that finished.
+    """
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.partition("::")[0], []).append(item)
+    heavy = [path for path in HEAVY_FILES if path in files]
+    light = sorted(
+        (path for path in files if path not in HEAVY_FILES), key=lambda p: -len(files[p])
+    )
+    order: list[str] = []
+    for path in heavy:
+        order.append(path)
+        order += light[: _HEAVY_EVERY - 1]
+        light = light[_HEAVY_EVERY - 1 :]
+    order += light
+    items[:] = [item for path in order for item in files[path]]
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     """A pytest-xdist worker leaves without tearing its heap down object by object: its
     results are sent by then, and the teardown of a whole run's objects (one to two GB) took seconds

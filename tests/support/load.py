@@ -27,12 +27,14 @@ class Answer:
 @dataclass
 class Load:
     """``clients`` loops, each alternating a write (a new article, its title unique) and two
-    reads (a list and one entry), until ``stop()``. ``acknowledged`` holds the title of every
-    write answered 2xx."""
+    reads (a list and one entry) then ``pause`` seconds, until ``stop()``. ``acknowledged``
+    holds the title of every write answered 2xx."""
 
     base_url: str
     headers: dict[str, str]
     clients: int = 4
+    #: seconds between a client's rounds: a steady load, not the most the machine can send
+    pause: float = 0.01
     answers: list[Answer] = field(default_factory=list)
     acknowledged: set[str] = field(default_factory=set)
     _running: bool = True
@@ -59,7 +61,7 @@ class Load:
                     self.acknowledged.add(title)
                 await self._send(client, "read", "GET", "/api/articles?pagination[pageSize]=5")
                 await self._send(client, "read-one", "GET", "/api/articles/1")
-                await asyncio.sleep(0.01)
+                await asyncio.sleep(self.pause)
 
     async def _send(
         self,

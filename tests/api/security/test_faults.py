@@ -18,6 +18,9 @@ from tests.conftest import MODELS
 from tests.support.load import Answer, Load
 from tests.support.server import FIGURES, ServerProcess
 
+#: seconds between a load client's rounds: four clients keep a worker busy without taking the
+#: cores the suite's other workers need (what is judged is every answer, not the throughput)
+PAUSE = 0.05
 UNAVAILABLE = {
     "status": 503,
     "name": "ServiceUnavailableError",
@@ -49,7 +52,7 @@ async def test_a_database_restart_under_load_loses_nothing_and_answers_503(clust
     server.start()
     try:
         workers = server.worker_pids()
-        load = Load(server.base_url, server.headers)
+        load = Load(server.base_url, server.headers, pause=PAUSE)
         load.start()
         await asyncio.sleep(1.0)
         healthy_after: list[float] = []
@@ -97,7 +100,7 @@ async def test_a_killed_worker_is_replaced_and_the_other_goes_on(databases, test
     try:
         before = server.worker_pids()
         assert len(before) == 2
-        load = Load(server.base_url, server.headers)
+        load = Load(server.base_url, server.headers, pause=PAUSE)
         load.start()
         await asyncio.sleep(1.0)
         victim, survivor = before

@@ -20,7 +20,7 @@ from tests.support.server import FIGURES, ServerProcess
 ARTICLES = 100
 BODY = "lorem ipsum " * 3_400  # ~40 kB
 CLIENTS = 16
-ROUNDS = 3
+ROUNDS = 1
 #: RSS after the burst, at most this much above RSS before it
 TOLERANCE = 0.20
 #: seconds the trim may take to come (it runs within a second of the worker going idle)
