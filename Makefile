@@ -34,9 +34,10 @@ check: $(SERVE_STAMP)
 # The suite in three pytest-xdist workers, one file per worker at a time, in the order
 # tests/conftest.py gives (the heavy files early, among light ones). On 2 cores two workers
 # left them idle a third of the time (the tests wait on server processes and PostgreSQL), and a
-# third fills it: 298–318 s instead of 327–341 s measured; a fourth ran PostgreSQL out of its
-# 100 connections. A plain `.venv/bin/python -m pytest` runs it in one process and also prints
-# the figures the fault, resource and fuzz tests measure.
+# third fills it; a fourth ran PostgreSQL out of its 100 connections. Measured on 2 cores:
+# 294 s of tests in `.ci/run` on a fresh clone (two workers in xdist's order: 327–341 s).
+# A plain `.venv/bin/python -m pytest` runs it in one process and also prints the figures the
+# fault, resource and fuzz tests measure.
 # Bytecode is cached even where the environment says not to (PYTHONDONTWRITEBYTECODE): the
 # suite starts some hundred Python processes (servers, workers, commands), and each would
 # otherwise compile the whole package again.
