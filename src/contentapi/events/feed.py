@@ -12,7 +12,9 @@ ids it skipped over as gaps, looked for again each turn for ``GAP_SECONDS``: an 
 commits late is still delivered (out of order), and a hole is given up on after that.
 
 A subscriber whose queue is full (it does not read) is cut off: its stream ends with a reason,
-and no memory grows without bound.
+and no memory grows without bound. A turn hands out at most as many events as a queue holds,
+so a burst of writes alone does not cut off a client that reads: only one that did not take
+what the last turn gave it.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ TAIL_SECONDS = 0.2
 GAP_SECONDS = 30.0
 #: events a subscriber may have waiting before it is cut off (``CONTENTAPI_EVENTS_QUEUE_LIMIT``)
 QUEUE_LIMIT = 1000
-#: events read per query
+#: events read per query (at most the queue limit)
 BATCH = 1000
 
 _COLUMNS = (
@@ -184,7 +186,7 @@ class ChangeFeed:
                     select(*_COLUMNS)
                     .where(events.c.id > self._highest)
                     .order_by(events.c.id)
-                    .limit(BATCH)
+                    .limit(min(BATCH, self.queue_limit))
                 )
             ).all()
             late: list[Any] = []
