@@ -29,23 +29,20 @@ webhooks_app = typer.Typer(no_args_is_help=True, help="Webhooks.", rich_markup_m
 _T = TypeVar("_T")
 
 NAME = Annotated[str, typer.Argument(help="The webhook's name (see webhooks list)", metavar="NAME")]
+
+
+def _repeatable(flag: str, help_text: str, metavar: str) -> typer.models.OptionInfo:
+    """An option given once per value (``--event a --event b``)."""
+    return typer.Option(flag, help=help_text, metavar=metavar, show_default=False)
+
+
 EVENTS = Annotated[
     list[str] | None,
-    typer.Option(
-        "--event",
-        help="An event it listens to, e.g. entry.create (repeatable)",
-        metavar="EVENT",
-        show_default=False,
-    ),
+    _repeatable("--event", "An event it listens to, e.g. entry.create (repeatable)", "EVENT"),
 ]
 HEADERS = Annotated[
     list[str] | None,
-    typer.Option(
-        "--header",
-        help='A header its requests carry, "Name: value" (repeatable)',
-        metavar="HEADER",
-        show_default=False,
-    ),
+    _repeatable("--header", 'A header its requests carry, "Name: value" (repeatable)', "HEADER"),
 ]
 
 

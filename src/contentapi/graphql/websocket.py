@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import time
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -71,30 +72,22 @@ def _authorization(payload: Any) -> str | None:
     return _authorization(headers) if isinstance(headers, dict) else None
 
 
+@dataclass
 class SubscriptionServer:
     """Serves the WebSocket connections of the GraphQL endpoint."""
 
-    def __init__(
-        self,
-        engine: Engine,
-        callers: CallerResolver,
-        services: GraphQLServices,
-        planner: Planner,
-        plans: PlanCache,
-        feed: ChangeFeed,
-    ) -> None:
-        self.engine = engine
-        self.callers = callers
-        self.services = services
-        self.planner = planner
-        self.plans = plans
-        self.feed = feed
-        #: answers of recent events, shared by the subscriptions that would read them alike
-        #: (the same query, variables and permissions): a thousand subscribers of one query
-        #: cost one read per worker and event
-        self._answers: OrderedDict[tuple[Any, ...], asyncio.Task[dict[str, Any] | None]] = (
-            OrderedDict()
-        )
+    engine: Engine
+    callers: CallerResolver
+    services: GraphQLServices
+    planner: Planner
+    plans: PlanCache
+    feed: ChangeFeed
+    #: answers of recent events, shared by the subscriptions that would read them alike (the
+    #: same query, variables and permissions): a thousand subscribers of one query cost one
+    #: read per worker and event
+    _answers: OrderedDict[tuple[Any, ...], asyncio.Task[dict[str, Any] | None]] = field(
+        default_factory=OrderedDict, init=False
+    )
 
     async def __call__(self, websocket: WebSocket) -> None:
         if PROTOCOL not in websocket.scope.get("subprotocols", []):
