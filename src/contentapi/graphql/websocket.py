@@ -20,6 +20,7 @@ import contextlib
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import orjson
@@ -29,7 +30,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from contentapi.auth.actor import Actor, may
 from contentapi.auth.deps import CallerResolver
 from contentapi.errors import ApplicationError
-from contentapi.events.feed import ChangeFeed
+from contentapi.events.feed import ChangeFeed, FeedSubscription
 from contentapi.events.listeners import ChangeEvent
 from contentapi.graphql.context import GraphQLContext, GraphQLServices, PlanCache
 from contentapi.graphql.execute import Engine
@@ -145,9 +146,16 @@ class SubscriptionServer:
                 if operation_id in running and not running[operation_id].done():
                     await websocket.close(4409, f"Subscriber for {operation_id} already exists")
                     return
-                running[operation_id] = asyncio.create_task(
-                    self._subscription(websocket, request, operation_id, message.get("payload"))
+                # in place before the next message is read: a client's later message (a
+                # ping, a write on another connection after its pong) finds it subscribed
+                started = await self._subscribe(
+                    websocket, request, operation_id, message.get("payload")
                 )
+                if started is not None:
+                    following = asyncio.create_task(self._follow(websocket, operation_id, *started))
+                    # also when cancelled before it ever ran (no ``finally`` would)
+                    following.add_done_callback(partial(self._forget, started[3]))
+                    running[operation_id] = following
             elif kind == "complete" and isinstance(message.get("id"), str):
                 task = running.pop(message["id"], None)
                 if task is not None:
@@ -159,44 +167,59 @@ class SubscriptionServer:
                 await websocket.close(4400, "Invalid message received")
                 return
 
-    async def _subscription(
+    async def _subscribe(
         self, websocket: WebSocket, request: Request, operation_id: str, payload: Any
-    ) -> None:
+    ) -> tuple[Request, SubscriptionPlan, Actor, FeedSubscription] | None:
+        """The subscription of a ``subscribe`` message, following the change feed from now;
+        ``None`` when it is refused (the client is told why)."""
         planned = plan_subscription(self.engine.schema, payload)
         if isinstance(planned, list):
             errors = [error.formatted for error in planned]
             await websocket.send_json({"id": operation_id, "type": "error", "payload": errors})
-            return
-        action = f"{planned.uid}.find"
-        actor = await self._actor(request, action)
+            return None
+        actor = await self._actor(request, f"{planned.uid}.find")
         if actor is None:
             await self._end(websocket, operation_id, "Forbidden", "FORBIDDEN")
-            return
+            return None
         uid, wanted = planned.uid, planned.events
         subscription = await self.feed.subscribe(
             lambda event: event.uid == uid and event.event in wanted
         )
-        try:
-            checked = time.monotonic()
-            while True:
-                event = await subscription.next(REAUTHORIZE_SECONDS)
-                if subscription.ended is not None:
-                    await self._end(websocket, operation_id, subscription.ended, "SLOW_CONSUMER")
+        return request, planned, actor, subscription
+
+    async def _follow(
+        self,
+        websocket: WebSocket,
+        operation_id: str,
+        request: Request,
+        planned: SubscriptionPlan,
+        actor: Actor,
+        subscription: FeedSubscription,
+    ) -> None:
+        """Send each event's answer until the subscription ends (its task is cancelled, the
+        caller loses ``find``, or the client does not keep up)."""
+        action = f"{planned.uid}.find"
+        checked = time.monotonic()
+        while True:
+            event = await subscription.next(REAUTHORIZE_SECONDS)
+            if subscription.ended is not None:
+                await self._end(websocket, operation_id, subscription.ended, "SLOW_CONSUMER")
+                return
+            if time.monotonic() - checked >= REAUTHORIZE_SECONDS:
+                current = await self._actor(request, action)
+                if current is None:
+                    await self._end(websocket, operation_id, "Forbidden", "FORBIDDEN")
                     return
-                if time.monotonic() - checked >= REAUTHORIZE_SECONDS:
-                    actor = await self._actor(request, action)
-                    if actor is None:
-                        await self._end(websocket, operation_id, "Forbidden", "FORBIDDEN")
-                        return
-                    checked = time.monotonic()
-                if event is not None:
-                    answer = await self._answer(planned, event, actor, request)
-                    if answer is not None:
-                        await websocket.send_json(
-                            {"id": operation_id, "type": "next", "payload": answer}
-                        )
-        finally:
-            self.feed.unsubscribe(subscription)
+                actor, checked = current, time.monotonic()
+            if event is not None:
+                answer = await self._answer(planned, event, actor, request)
+                if answer is not None:
+                    await websocket.send_json(
+                        {"id": operation_id, "type": "next", "payload": answer}
+                    )
+
+    def _forget(self, subscription: FeedSubscription, _: asyncio.Task[None]) -> None:
+        self.feed.unsubscribe(subscription)
 
     async def _actor(self, request: Request, action: str) -> Actor | None:
         """The caller, while it may ``action``; ``None`` once it may not (or is refused)."""

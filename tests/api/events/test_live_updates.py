@@ -193,10 +193,10 @@ async def _graphql_subscriptions(writer: ServerProcess, reader: ServerProcess) -
             ("5", "subscription { articleUnpublished { data { attributes { title } } } }", {}),
         ):
             await socket.subscribe(operation_id, query, variables)
-        refused = await socket.next_message()
+        refused = await _next(socket)
         assert (refused["id"], refused["type"]) == ("4", "error")
         assert "nope" in refused["payload"][0]["message"]
-        await asyncio.sleep(0.5)  # the subscriptions are in place
+        await _in_place(socket, client)
         await client.post("/api/articles", json={"data": {"title": "Not this one"}})
         made = (await client.post("/api/articles", json={"data": {"title": "Sub 1"}})).json()
         entry_id = str(made["data"]["id"])
@@ -204,7 +204,7 @@ async def _graphql_subscriptions(writer: ServerProcess, reader: ServerProcess) -
 
         async def hear(count: int) -> None:
             for _ in range(count):
-                message = await socket.next_message()
+                message = await _next(socket)
                 assert message["type"] == "next", message
                 heard.setdefault(message["id"], []).append(message["payload"])
 
@@ -227,6 +227,32 @@ async def _graphql_subscriptions(writer: ServerProcess, reader: ServerProcess) -
     }
 
 
+async def _next(socket: GraphQLWsClient) -> dict:
+    """The next message of the test's own subscriptions (a late probe's skipped)."""
+    while (message := await socket.next_message()).get("id") == "probe":
+        pass
+    return message
+
+
+async def _in_place(socket: GraphQLWsClient, client: httpx.AsyncClient) -> None:
+    """Until the subscriptions sent so far follow the change feed: the server sets each up
+    before it reads the next message, so once a probe subscribed after them hears a write of
+    its own, they are in place too (polling, not a fixed wait)."""
+    probe = (
+        'subscription { articleCreated(filters: {title: {startsWith: "Probe"}}) { data { id } } }'
+    )
+    await socket.subscribe("probe", probe)
+    for attempt in range(60):
+        await client.post("/api/articles", json={"data": {"title": f"Probe {attempt}"}})
+        try:
+            message = await socket.next_message(seconds=0.5)
+        except TimeoutError:
+            continue
+        assert message["id"] == "probe", message
+        return
+    pytest.fail("a probe subscription heard none of 60 writes")
+
+
 async def _single_type_subscriptions(writer: ServerProcess, reader: ServerProcess) -> None:
     """A localized single type with draft & publish: ``noticeUpdated`` hears its first write
     (a create) and its updates in the locale it follows (the default one without ``locale``),
@@ -244,7 +270,7 @@ async def _single_type_subscriptions(writer: ServerProcess, reader: ServerProces
             ("deleted", 'subscription { noticeDeleted(locale: "fr") { data { id } } }'),
         ):
             await socket.subscribe(operation_id, query)
-        await asyncio.sleep(0.5)  # the subscriptions are in place
+        await _in_place(socket, client)
 
         async def write(method: str, path: str, body: dict | None = None) -> int:
             answer = await client.request(method, path, json=body)
@@ -253,7 +279,7 @@ async def _single_type_subscriptions(writer: ServerProcess, reader: ServerProces
             return int(made["data"]["id"] if "data" in made else made["id"])
 
         async def heard() -> tuple[str, dict | None]:
-            message = await socket.next_message()
+            message = await _next(socket)
             assert message["type"] == "next", message
             key = next(iter(message["payload"]["data"]))
             return message["id"], message["payload"]["data"][key]["data"]
@@ -342,14 +368,17 @@ async def _ended_when_the_role_loses_the_permission(
             streaming(reader, "/api/articles/events", jwt) as stream,
             GraphQLWsClient(url, jwt) as socket,
         ):
-            await socket.subscribe("1", "subscription { articleCreated { data { id } } }")
-            await asyncio.sleep(0.5)
+            query = (
+                'subscription { articleCreated(filters: {title: {eq: "Seen"}}) { data { id } } }'
+            )
+            await socket.subscribe("1", query)
+            await _in_place(socket, client)
             await client.post("/api/articles", json={"data": {"title": "Seen"}})
             await stream.until(lambda m: len(m) == 1, "the first event")
-            first = await socket.next_message()
+            first = await _next(socket)
             await allow(False)
             await stream.until(lambda m: m[-1].event == "error", "the stream's end")
-            ended = [await socket.next_message() for _ in range(2)]
+            ended = [await _next(socket) for _ in range(2)]
         assert stream.messages[-1].data == {"reason": "Forbidden"}
         assert first["type"] == "next" and first["payload"]["data"]["articleCreated"]["data"]
         errors = [{"message": "Forbidden", "extensions": {"code": "FORBIDDEN"}}]
