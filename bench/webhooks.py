@@ -59,6 +59,8 @@ class Receiver:
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError):
             writer.close()
+        except asyncio.CancelledError:  # the run ends with connections still kept alive
+            writer.close()
 
 
 async def main() -> None:
