@@ -152,9 +152,12 @@ class SubscriptionServer:
                     websocket, request, operation_id, message.get("payload")
                 )
                 if started is not None:
-                    following = asyncio.create_task(self._follow(websocket, operation_id, *started))
+                    planned, actor, subscription = started
+                    following = asyncio.create_task(
+                        self._follow(websocket, operation_id, request, planned, actor, subscription)
+                    )
                     # also when cancelled before it ever ran (no ``finally`` would)
-                    following.add_done_callback(partial(self._forget, started[3]))
+                    following.add_done_callback(partial(self._forget, subscription))
                     running[operation_id] = following
             elif kind == "complete" and isinstance(message.get("id"), str):
                 task = running.pop(message["id"], None)
@@ -169,7 +172,7 @@ class SubscriptionServer:
 
     async def _subscribe(
         self, websocket: WebSocket, request: Request, operation_id: str, payload: Any
-    ) -> tuple[Request, SubscriptionPlan, Actor, FeedSubscription] | None:
+    ) -> tuple[SubscriptionPlan, Actor, FeedSubscription] | None:
         """The subscription of a ``subscribe`` message, following the change feed from now;
         ``None`` when it is refused (the client is told why)."""
         planned = plan_subscription(self.engine.schema, payload)
@@ -185,7 +188,7 @@ class SubscriptionServer:
         subscription = await self.feed.subscribe(
             lambda event: event.uid == uid and event.event in wanted
         )
-        return request, planned, actor, subscription
+        return planned, actor, subscription
 
     async def _follow(
         self,
