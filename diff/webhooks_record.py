@@ -53,6 +53,8 @@ MODELS = ROOT / "content-types"
 #: the scripts that install and run the reference Strapi (bench/reference/README.md)
 REFERENCE = ROOT / "bench" / "reference"
 FIXTURE = ROOT / "tests" / "fixtures" / "strapi_webhooks.json"
+#: the reference's database as it was before the writes (its webhook row included)
+DUMP = ROOT / "tests" / "fixtures" / "strapi_webhooks_db.sql"
 PG_ADMIN = os.environ.get("DIFF_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
 EVENTS = list(WEBHOOK_EVENTS)
 OWN_HEADERS = {"X-Own": "o"}
@@ -289,7 +291,7 @@ async def steps(rec: Recorder) -> None:
         "categories": [category],
         "seo": {"metaTitle": "Seo title"},
     }
-    _expect(
+    article_with_relations = _expect(
         *await rec.step(
             "2a. REST create with relations, a component and a private field, populate=*",
             "POST",
@@ -297,7 +299,7 @@ async def steps(rec: Recorder) -> None:
             {"data": related},
         ),
         "article with relations",
-    )
+    )["data"]["id"]
     _expect(
         *await rec.step(
             "2b. REST create with relations, a component and a private field, no populate",
@@ -454,6 +456,68 @@ async def steps(rec: Recorder) -> None:
             "variables": {"id": gql_id},
         },
     )
+    # 13: the admin's publish and unpublish of an entry with something in each kind of
+    # attribute (what their payload populates: relations as counts, media, components, a
+    # dynamic zone, localizations)
+    second_file = _expect(
+        *await rec.step("13a. REST read of the files", "GET", "/api/upload/files"), "files"
+    )[0]["id"]
+    rich = _expect(
+        *await rec.step(
+            "13b. REST create of an article with media, components, a dynamic zone, relations",
+            "POST",
+            "/api/articles",
+            {
+                "data": {
+                    "title": "Rich",
+                    "editorNotes": "a private note",
+                    "author": author,
+                    "categories": [category],
+                    "related": [article_with_relations],
+                    "cover": second_file,
+                    "gallery": [second_file],
+                    "seo": {
+                        "metaTitle": "Rich seo",
+                        "shareImage": second_file,
+                        "keywords": [{"label": "k", "url": "/k"}],
+                    },
+                    "links": [{"label": "Home", "url": "/", "newTab": True}],
+                    "blocks": [
+                        {"__component": "blocks.quote", "body": "Quoted", "author": author},
+                        {"__component": "blocks.rich-text", "body": "Some *text*"},
+                        {"__component": "blocks.media", "file": second_file},
+                    ],
+                }
+            },
+        ),
+        "rich article",
+    )["data"]["id"]
+    await rec.step(
+        "13c. REST new localization (fr) of it",
+        "POST",
+        f"/api/articles/{rich}/localizations",
+        {"locale": "fr", "title": "Riche"},
+    )
+    await rec.step(
+        "13d. content manager unpublish (admin) of it",
+        "POST",
+        f"{cm}/{rich}/actions/unpublish",
+        {},
+        auth="admin-jwt",
+    )
+    await rec.step(
+        "13e. content manager publish (admin) of it",
+        "POST",
+        f"{cm}/{rich}/actions/publish",
+        {},
+        auth="admin-jwt",
+    )
+    await rec.step(
+        "13f. REST update populating the localizations (their non-localized values follow)",
+        "PUT",
+        f"/api/articles/{rich}?populate=localizations",
+        {"data": {"readingTime": 7}},
+    )
 
 
 # ----------------------------------------------------------------------------- the reference
@@ -486,6 +550,17 @@ async def _start(reference_dir: Path, port: int) -> None:
     _script("start.sh", env, _database(port))
 
 
+def _dump(database: str, out: Path) -> None:
+    """The database as Strapi made it, its webhook row written by its admin API, before any
+    write: plain SQL, as ``pg_dump --no-owner --no-privileges`` writes it."""
+    url = f"{PG_ADMIN.rpartition('/')[0]}/{database}"
+    with out.open("w") as file:
+        subprocess.run(
+            ["pg_dump", "--no-owner", "--no-privileges", "--dbname", url], stdout=file, check=True
+        )
+    print(f"the database before the writes: {out}")
+
+
 async def record(args: argparse.Namespace) -> dict[str, Any]:
     reference_dir: Path = args.reference_dir.expanduser()
     receiver = Receiver()
@@ -515,6 +590,7 @@ async def record(args: argparse.Namespace) -> dict[str, Any]:
             )
             if hook.status_code >= 300:
                 raise SystemExit(f"create webhook: {hook.status_code} {hook.text[:300]}")
+            _dump(args.database or _database(args.port), args.dump)
             recorder = Recorder(client, receiver, token, args.settle, jwt)
             await steps(recorder)
     finally:
@@ -551,6 +627,10 @@ async def main() -> None:
     parser.add_argument("--no-start", action="store_true", help="use a reference already running")
     parser.add_argument("--keep", action="store_true", help="leave the reference running")
     parser.add_argument("--out", type=Path, default=FIXTURE)
+    parser.add_argument("--dump", type=Path, default=DUMP, help="where the database dump goes")
+    parser.add_argument(
+        "--database", help="the reference's database (with --no-start; default as started)"
+    )
     args = parser.parse_args()
     env = _env(args.reference_dir.expanduser(), args.port)
     try:

@@ -23,7 +23,14 @@ from contentapi.db.system import events
 from contentapi.entries.serialize import RestSerializer
 from contentapi.schema.model import ContentType
 
-__all__ = ["ENTRY_EVENTS", "MEDIA_EVENTS", "PUBLICATION_EVENTS", "EntryEvents", "EventName"]
+__all__ = [
+    "ENTRY_EVENTS",
+    "MEDIA_EVENTS",
+    "PUBLICATION_EVENTS",
+    "EntryEvents",
+    "EventName",
+    "publication_event",
+]
 
 EventName = Literal[
     "entry.create",
@@ -58,6 +65,20 @@ _INSERT = insert(events).values(
 )
 
 
+def publication_event(
+    content_type: ContentType, *, was_draft: bool, columns: dict[str, Any]
+) -> EventName | None:
+    """The event an update's columns make of a change of publication state, after its
+    ``entry.update``: ``entry.publish`` when it published a draft, ``entry.unpublish`` when it
+    took a published entry back to a draft, none for a new date on a published entry."""
+    if not (content_type.draft_and_publish and "published_at" in columns):
+        return None
+    published = columns["published_at"] is not None
+    if published != was_draft:
+        return None
+    return "entry.publish" if published else "entry.unpublish"
+
+
 class EntryEvents:
     """Records events on a write's connection."""
 
@@ -84,29 +105,22 @@ class EntryEvents:
         }
         await self._record(conn, event, content_type.uid, entry, payload)
 
-    async def publication_change(
+    async def publication(
         self,
         conn: AsyncConnection,
+        event: EventName,
         content_type: ContentType,
         entry: dict[str, Any],
-        *,
-        was_draft: bool,
-        columns: dict[str, Any],
     ) -> None:
-        """After an update's ``entry.update``: ``entry.publish`` when it published a draft,
-        ``entry.unpublish`` when it took a published entry back to a draft (live updates
-        follow them; webhooks get them only with ``CONTENTAPI_EVENTS_PUBLICATION``: Strapi
-        sends them for its admin's publish action alone, with ``{model, entry}``, no ``uid``)."""
-        if not (content_type.draft_and_publish and "published_at" in columns):
-            return
-        published = columns["published_at"] is not None
-        if published == was_draft:  # a change of state, not a new date on a published entry
-            event: EventName = "entry.publish" if published else "entry.unpublish"
-            payload = {
-                "model": content_type.singular_name,
-                "entry": self.serializer.plain(content_type, entry),
-            }
-            await self._record(conn, event, content_type.uid, entry, payload)
+        """Record ``entry.publish`` or ``entry.unpublish`` of ``entry``, read as Strapi's
+        content manager reads it (``publication_payload.py``). Live updates follow them;
+        webhooks get them only with ``CONTENTAPI_EVENTS_PUBLICATION``: Strapi sends them for
+        its admin's publish action alone, with ``{model, entry}`` and no ``uid``."""
+        payload = {
+            "model": content_type.singular_name,
+            "entry": self.serializer.plain(content_type, entry),
+        }
+        await self._record(conn, event, content_type.uid, entry, payload)
 
     async def media(
         self, conn: AsyncConnection, event: EventName, file_type: ContentType, file: dict[str, Any]

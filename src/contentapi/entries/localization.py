@@ -122,12 +122,13 @@ async def copy_non_localized(
     source_id: int,
     targets: Sequence[int],
     columns: Sequence[str],
-) -> None:
+) -> list[int]:
     """Copy ``source_id``'s values of ``columns`` onto ``targets`` (their ``updatedAt`` bumped
-    as Strapi's ``entityService.update`` bumps it); nothing when either is empty."""
+    as Strapi's ``entityService.update`` bumps it); nothing when either is empty. The ids
+    changed."""
     wanted = [target for target in targets if target != source_id]
     if not wanted or not columns:
-        return
+        return []
     table = tables.entity(content_type.uid)
     row = (
         (await conn.execute(select(*(table.c[c] for c in columns)).where(table.c.id == source_id)))
@@ -139,6 +140,7 @@ async def copy_non_localized(
     await conn.execute(
         table.update().where(table.c.id.in_(wanted)).values(row_values(table, values))
     )
+    return wanted
 
 
 async def sync_populated_localizations(
@@ -148,8 +150,10 @@ async def sync_populated_localizations(
     content_type: ContentType,
     entry: dict[str, Any],
     query: ReadQuery,
-) -> None:
-    """Copy the answer's non-localized values to the localizations the request populates.
+) -> list[int]:
+    """Copy the answer's non-localized values to the localizations the request populates;
+    the ids of those changed (each one an ``entry.update``, as Strapi updates each through
+    its entity service).
 
     Strapi's entity service reads its update's answer with ``fields`` and ``populate``
     only, so the localizations it copies to are the populated ones drafts included,
@@ -158,7 +162,7 @@ async def sync_populated_localizations(
     """
     node = query.populate.get(LOCALIZATIONS) if content_type.localized else None
     if not isinstance(node, RelationPopulate) or node.count:
-        return
+        return []
     populated = entry.get(LOCALIZATIONS)
     if query.publication_state != "preview" or populated is None:
         probe: dict[str, Any] = {"id": entry["id"]}
@@ -166,7 +170,7 @@ async def sync_populated_localizations(
         await populator.run(conn, content_type, [probe], {LOCALIZATIONS: ids_only_node}, "preview")
         populated = probe.get(LOCALIZATIONS)
     if not populated:
-        return
+        return []
     targets = [int(member["id"]) for member in populated]
     columns = shared_columns(content_type, query.fields)
-    await copy_non_localized(conn, tables, content_type, int(entry["id"]), targets, columns)
+    return await copy_non_localized(conn, tables, content_type, int(entry["id"]), targets, columns)

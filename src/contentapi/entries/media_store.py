@@ -2,8 +2,9 @@
 
 A morph row is ``(file_id, related_id, related_type, field, order)`` where ``related_type`` is the
 uid of the entry's content type or of the component. Setting a media attribute replaces its rows;
-every id must name an existing file of an allowed type (``allowedTypes``: images, videos,
-audios, files — the last meaning anything else).
+every id must name an existing file. ``allowedTypes`` is not checked, as Strapi 4.25's server
+does not check it (its admin's media picker does): a text file given to an images-only field
+is stored (recorded: ``tests/fixtures/strapi_webhooks.json``, step 13b).
 """
 
 from __future__ import annotations
@@ -16,20 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from contentapi.entries.write_plan import MediaWrite, label
 from contentapi.errors import FieldError, ValidationError
 
-__all__ = ["allowed_file", "delete_media_of", "store_media"]
-
-_MIME_GROUPS = {"images": "image/", "videos": "video/", "audios": "audio/"}
-
-
-def allowed_file(mime: str | None, allowed_types: Sequence[str]) -> bool:
-    """Whether a file of ``mime`` fits ``allowedTypes`` (images, videos, audios, files)."""
-    if not allowed_types:
-        return True
-    mime = mime or ""
-    group = next(
-        (name for name, prefix in _MIME_GROUPS.items() if mime.startswith(prefix)), "files"
-    )
-    return group in allowed_types
+__all__ = ["delete_media_of", "store_media"]
 
 
 async def store_media(
@@ -41,28 +29,12 @@ async def store_media(
     write: MediaWrite,
 ) -> None:
     if write.ids:
-        found = await conn.execute(
-            select(files.c.id, files.c.mime).where(files.c.id.in_(write.ids))
-        )
-        mimes = {int(row.id): row.mime for row in found}
-        missing = [file_id for file_id in write.ids if file_id not in mimes]
+        found = await conn.execute(select(files.c.id).where(files.c.id.in_(write.ids)))
+        existing = {int(row.id) for row in found}
+        missing = [file_id for file_id in write.ids if file_id not in existing]
         if missing:
             raise ValidationError.from_errors(
                 [FieldError(write.path, f"{label(write.path)}: file(s) {missing} do not exist")]
-            )
-        refused = [
-            i for i in write.ids if not allowed_file(mimes[i], write.attribute.allowed_types)
-        ]
-        if refused:
-            allowed = ", ".join(write.attribute.allowed_types)
-            raise ValidationError.from_errors(
-                [
-                    FieldError(
-                        write.path,
-                        f"{label(write.path)}: file(s) {refused} are not of an allowed type "
-                        f"({allowed})",
-                    )
-                ]
             )
     await conn.execute(
         morphs.delete().where(

@@ -83,8 +83,12 @@ class RestSerializer:
         elif name == LOCALIZATIONS and isinstance(model, ContentType) and model.localized:
             target = model
         elif isinstance(attribute, DynamicZoneAttribute):
+            # ``__component`` first, as Strapi's database layer returns a zone's items
             return [
-                self.plain(self.registry.components[item["__component"]], item)
+                {
+                    "__component": item["__component"],
+                    **self.plain(self.registry.components[item["__component"]], item),
+                }
                 for item in value or []
             ]
         if target is not None:

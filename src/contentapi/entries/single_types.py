@@ -104,18 +104,20 @@ class SingleTypes(WritesParts):
                 entry_id = int(existing.id)
                 await self.writer.update_row(conn, content_type, entry_id, write)
                 entry = await self.reads.read_back_existing(conn, content_type, entry_id, query)
-                if rest:
-                    await sync_populated_localizations(
-                        conn, self.tables, self.populator, content_type, entry, query or ReadQuery()
-                    )
             if hooks is not None:
                 entry = await run.after(entry)
-            recorded = await self.writes.record(
+            # the event before the copy to the localizations, as in ``EntryWrites.update``
+            await self.writes.record(
                 conn, "entry.create" if creating else "entry.update", content_type, entry, query
             )
             if not creating:
-                await self.events.publication_change(
-                    conn, content_type, recorded, was_draft=was_draft, columns=write.columns
+                if rest:
+                    copied_to = await sync_populated_localizations(
+                        conn, self.tables, self.populator, content_type, entry, query or ReadQuery()
+                    )
+                    await self.writes.record_updates(conn, content_type, copied_to)
+                await self.writes.record_publication(
+                    conn, content_type, entry_id, was_draft=was_draft, columns=write.columns
                 )
             return entry
 

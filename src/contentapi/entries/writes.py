@@ -21,9 +21,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from contentapi.auth.passwords import PasswordHasher
 from contentapi.db.engine import Database
 from contentapi.entries.collaborators import ReadsParts
-from contentapi.entries.events import EntryEvents, EventName
+from contentapi.entries.events import EntryEvents, EventName, publication_event
 from contentapi.entries.input import parse_entry_input
 from contentapi.entries.localization import sync_populated_localizations
+from contentapi.entries.publication_payload import PublicationPayloads
 from contentapi.entries.reads import Entry, EntryReads
 from contentapi.entries.turns import EntryTurns
 from contentapi.entries.write_plan import EntryWrite, ModelWrite
@@ -60,6 +61,8 @@ class EntryWrites(ReadsParts):
         self.passwords = passwords
         #: updates of one entry queue here, one transaction at a time per worker (turns.py)
         self.turns = EntryTurns()
+        #: how ``entry.publish``/``entry.unpublish`` read their entry
+        self.publication_payloads = PublicationPayloads(self.registry)
 
     async def create(
         self, uid: str, data: Any, query: ReadQuery | None = None, *, publish: bool = True
@@ -133,15 +136,18 @@ class EntryWrites(ReadsParts):
             await self.populator.run(
                 conn, content_type, [entry], query.populate, query.publication_state
             )
-            if sync_populated:
-                await sync_populated_localizations(
-                    conn, self.tables, self.populator, content_type, entry, query
-                )
             if hooks is not None:
                 entry = await run.after(entry)
-            recorded = await self.record(conn, "entry.update", content_type, entry, query)
-            await self.events.publication_change(
-                conn, content_type, recorded, was_draft=was_draft, columns=write.columns
+            # the event carries the localizations as they were before the copy, as Strapi's
+            # (its entity service answers, then i18n copies)
+            await self.record(conn, "entry.update", content_type, entry, query)
+            if sync_populated:
+                copied_to = await sync_populated_localizations(
+                    conn, self.tables, self.populator, content_type, entry, query
+                )
+                await self.record_updates(conn, content_type, copied_to)
+            await self.record_publication(
+                conn, content_type, entry_id, was_draft=was_draft, columns=write.columns
             )
             return entry
 
@@ -175,19 +181,53 @@ class EntryWrites(ReadsParts):
         it); the entry recorded. An answer that selects some fields only (GraphQL's selection,
         REST's ``fields``) is read again with every field for the event: Strapi's GraphQL
         resolvers write through its entity service with no field list, so their events carry
-        the whole entry."""
+        the whole entry. So is one that populates in ``live``: the entity service populates
+        drafts too (a draft localization is in the event, not in the answer)."""
         if content_type.uid == USER_UID:
             # Strapi's users-permissions writes a user through its entity service with
             # ``populate: ['role']``, whatever the request asked
             entry = await self.reads.read_back_existing(
                 conn, content_type, int(entry["id"]), _USER_EVENT_QUERY
             )
-        elif query is not None and query.fields is not None:
+        elif query is not None and (
+            query.fields is not None or (query.populate and query.publication_state != "preview")
+        ):
             entry = await self.reads.read_back_existing(
-                conn, content_type, int(entry["id"]), replace(query, fields=None)
+                conn,
+                content_type,
+                int(entry["id"]),
+                replace(query, fields=None, publication_state="preview"),
             )
         await self.events.entry(conn, event, content_type, entry)
         return entry
+
+    async def record_updates(
+        self, conn: AsyncConnection, content_type: ContentType, entry_ids: list[int]
+    ) -> None:
+        """Record ``entry.update`` of the localizations an update copied its non-localized
+        values to, each as Strapi's entity service writes it (no populate)."""
+        for entry_id in entry_ids:
+            entry = await self.reads.read_back_existing(conn, content_type, entry_id, None)
+            await self.record(conn, "entry.update", content_type, entry, None)
+
+    async def record_publication(
+        self,
+        conn: AsyncConnection,
+        content_type: ContentType,
+        entry_id: int,
+        *,
+        was_draft: bool,
+        columns: dict[str, Any],
+    ) -> None:
+        """After an update's ``entry.update``: ``entry.publish`` or ``entry.unpublish`` when it
+        changed the entry's publication state, the entry read as Strapi's content manager
+        reads it for them (``publication_payload.py``)."""
+        event = publication_event(content_type, was_draft=was_draft, columns=columns)
+        if event is not None:
+            whole = await self.reads.read_back_existing(
+                conn, content_type, entry_id, self.publication_payloads.query(content_type)
+            )
+            await self.events.publication(conn, event, content_type, whole)
 
     async def record_update(self, conn: AsyncConnection, uid: str, entry_id: int) -> None:
         """Record ``entry.update`` of an entry a flow changed with its own statement (the

@@ -22,7 +22,6 @@ from sqlalchemy import Table, and_, func, select
 
 from contentapi.entries.access import EntryAccess
 from contentapi.entries.events import EventName
-from contentapi.entries.media_store import allowed_file
 from contentapi.entries.row_values import row_values
 from contentapi.errors import NotFoundError, ValidationError
 from contentapi.query.ast import Comparison, OffsetPagination, ReadQuery
@@ -278,12 +277,6 @@ class UploadService(EntryAccess):
         exists = await conn.execute(select(table.c.id).where(table.c.id == entry_id))
         if exists.first() is None:
             raise ValidationError(f"Entry {entry_id} of {uid} does not exist")
-        for row in rows:
-            if not allowed_file(row["mime"], attribute.allowed_types):
-                raise ValidationError(
-                    f"{attribute.name}: {row['mime']} is not an allowed type "
-                    f"({', '.join(attribute.allowed_types)})"
-                )
         where = and_(
             self.morphs.c.related_id == entry_id,
             self.morphs.c.related_type == uid,

@@ -2,32 +2,49 @@
 
 ``tests/fixtures/strapi_webhooks.json`` holds what a real Strapi 4.25.24 sent to a webhook
 subscribed to all eight events (headers ``{"X-Own": "o"}``) for a list of writes through its
-REST, upload and GraphQL APIs (recorded by ``python -m diff.webhooks_record``). The same
-requests are replayed here, in the same order, on a fresh database, and each delivery must
-match the recorded one: the same events in the same order, the same headers (the transport's
-own — host, user agent, accept, encoding, length, connection — apart: those are the HTTP
-client's, node-fetch there, httpx here) and the same JSON body, key order included, with times
-and upload hashes normalized. The content manager's publish and unpublish (admin steps) are
-not replayed: contentapi has no admin API.
+REST, upload and GraphQL APIs and its admin's publish and unpublish (recorded by ``python -m
+diff.webhooks_record``, which also dumped Strapi's database as it was before the writes, its
+webhook row written by Strapi's admin: ``tests/fixtures/strapi_webhooks_db.sql``). The same
+requests are replayed here, in the same order, and each delivery must match the recorded one:
+the same events in the same order, the same headers (the transport's own — host, user agent,
+accept, encoding, length, connection — apart: those are the HTTP client's, node-fetch there,
+httpx here) and the same JSON body, key order included, with times and upload hashes
+normalized. Replayed three ways:
+
+- on a fresh contentapi database (SQLite and PostgreSQL), the admin steps left out;
+- on the Strapi-made database (PostgreSQL): the same, ids included, with the one change that
+  its webhook's URL points at this test's receiver;
+- with ``CONTENTAPI_EVENTS_PUBLICATION``: contentapi has no admin API, so the admin's publish
+  and unpublish are replayed as the REST writes that do the same (``publishedAt`` now, or
+  null); their ``entry.publish``/``entry.unpublish`` must be the admin's, while their
+  ``entry.update`` is REST's, as for any REST update.
 """
 
 from __future__ import annotations
 
 import re
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import asyncpg
+import httpx
 import orjson
 import pytest
 
 from contentapi.events.webhooks import WEBHOOK_EVENTS, create_webhook
-from tests.conftest import ADMIN_TOKEN
-from tests.support.receiver import Received, receiving
+from tests.conftest import ADMIN_TOKEN, POSTGRES_ADMIN_URL, AppHandle
+from tests.support.pgdump import restore_plain_dump
+from tests.support.receiver import Received, Receiver, receiving
 from tests.support.waiting import eventually
 
-RECORDED = orjson.loads(
-    (Path(__file__).parents[2] / "fixtures" / "strapi_webhooks.json").read_bytes()
-)
+FIXTURES = Path(__file__).parents[2] / "fixtures"
+RECORDED = orjson.loads((FIXTURES / "strapi_webhooks.json").read_bytes())
+#: Strapi's database as the recording began: its webhook row made by its admin, no content
+DUMP = FIXTURES / "strapi_webhooks_db.sql"
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 #: headers of the HTTP client, not of the webhook (and contentapi's own additions)
 TRANSPORT = frozenset(
@@ -96,36 +113,142 @@ async def _send(client, request: dict[str, Any]):
     return await client.request(method, path, json=body, headers=ADMIN)
 
 
-@pytest.fixture
-async def recording(start_app):
-    handle = await start_app(events_poll_interval=0.05)
-    async with receiving() as receiver:
-        async with handle.runtime.database.write() as conn:
-            hook = RECORDED["webhook"]
-            await create_webhook(
-                conn, "recorder", receiver.url, hook["headers"], list(WEBHOOK_EVENTS)
-            )
-        yield handle, receiver
+@dataclass(frozen=True)
+class Expected:
+    """A delivery a step must cause: the recorded one, or (``recorded`` None) only its event."""
+
+    step: str
+    event: str
+    recorded: dict[str, Any] | None
 
 
-async def test_the_deliveries_are_strapis(recording):
-    handle, receiver = recording
-    expected: list[tuple[str, dict[str, Any]]] = []
+def _admin_as_rest(request: dict[str, Any]) -> dict[str, Any]:
+    """The content manager's ``…/api::article.article/N/actions/publish`` (or ``unpublish``)
+    as the REST update that does the same."""
+    *_, entry_id, _, action = request["path"].split("/")
+    published_at = datetime.now(UTC).isoformat() if action == "publish" else None
+    return {
+        "method": "PUT",
+        "path": f"/api/articles/{entry_id}",
+        "body": {"data": {"publishedAt": published_at}},
+    }
+
+
+def _plan(*, publication: bool) -> list[tuple[dict[str, Any], dict[str, Any], list[Expected]]]:
+    """Each step to replay — (step, request, expected deliveries) — in order."""
+    plan = []
+    last_unpublish: dict[str, Any] | None = None
     for step in RECORDED["steps"]:
-        if step["request"].get("auth") == "admin-jwt":
+        name, recorded = step["name"], step["deliveries"]
+        events = [delivery["body"]["event"] for delivery in recorded]
+        if step["request"].get("auth") != "admin-jwt":
+            expected = [Expected(name, event, d) for event, d in zip(events, recorded, strict=True)]
+            plan.append((step, step["request"], expected))
             continue
-        answer = await _send(handle.client, step["request"])
+        if not publication:
+            continue
+        # the admin's entry.update (and its copies to localizations) are not REST's
+        event = events[-1]
+        assert event in ("entry.publish", "entry.unpublish"), name
+        expected = [Expected(name, "entry.update", None), Expected(name, event, recorded[-1])]
+        plan.append((step, _admin_as_rest(step["request"]), expected))
+        if event == "entry.unpublish" and last_unpublish is None:
+            last_unpublish = recorded[-1]
+    if publication:
+        # a REST update taking a published entry back to a draft now also sends
+        # entry.unpublish: step 4b takes article 1 there in the state 5b's admin unpublish
+        # leaves it, so it sends what 5b recorded
+        for step, _, expected in plan:
+            if step["name"].startswith("4b."):
+                expected.append(Expected(step["name"], "entry.unpublish", last_unpublish))
+    return plan
+
+
+async def _replay(
+    client: httpx.AsyncClient, receiver: Receiver, *, publication: bool = False
+) -> None:
+    """Make each write, wait for its deliveries, then compare them all with the expected."""
+    expected: list[Expected] = []
+    for step, request, deliveries in _plan(publication=publication):
+        answer = await _send(client, request)
         assert answer.status_code == step["status"], (step["name"], answer.text)
-        expected += [(step["name"], delivery) for delivery in step["deliveries"]]
+        expected += deliveries
 
         async def arrived(count: int = len(expected)) -> bool:
             return len(receiver.requests) >= count
 
         await eventually(arrived, f"the deliveries up to step {step['name']}")
     got: list[Received] = receiver.requests
-    assert len(got) == len(expected)
-    for (name, recorded), sent in zip(expected, got, strict=True):
-        assert (sent.method, sent.path) == (recorded["method"], recorded["path"]), name
-        assert _headers(sent.headers) == _headers(recorded["headers"]), name
+    assert [sent.headers.get("x-strapi-event") for sent in got] == [e.event for e in expected]
+    for wanted, sent in zip(expected, got, strict=True):
+        if wanted.recorded is None:
+            continue
+        recorded = wanted.recorded
+        assert (sent.method, sent.path) == (recorded["method"], recorded["path"]), wanted.step
+        assert _headers(sent.headers) == _headers(recorded["headers"]), wanted.step
         ours, theirs = orjson.loads(sent.body), recorded["body"]
-        assert _normalized(ours) == _normalized(theirs), (name, _first_difference(ours, theirs))
+        assert _normalized(ours) == _normalized(theirs), (
+            wanted.step,
+            _first_difference(ours, theirs),
+        )
+
+
+async def _with_webhook(handle: AppHandle, url: str) -> None:
+    async with handle.runtime.database.write() as conn:
+        hook = RECORDED["webhook"]
+        await create_webhook(conn, "recorder", url, hook["headers"], list(WEBHOOK_EVENTS))
+
+
+async def test_the_deliveries_are_strapis(start_app):
+    handle = await start_app(events_poll_interval=0.05)
+    async with receiving() as receiver:
+        await _with_webhook(handle, receiver.url)
+        await _replay(handle.client, receiver)
+
+
+async def test_publish_and_unpublish_are_the_content_managers(start_app):
+    handle = await start_app(events_poll_interval=0.05, events_publication=True)
+    async with receiving() as receiver:
+        await _with_webhook(handle, receiver.url)
+        await _replay(handle.client, receiver, publication=True)
+
+
+@pytest.fixture
+async def strapi_made_database(backend: str) -> AsyncIterator[str]:
+    """The reference's own database before the writes, restored (PostgreSQL only)."""
+    if backend != "postgres":
+        pytest.skip("the database Strapi made is a PostgreSQL database")
+    name = f"contentapi_test_strapi_hooks_{uuid.uuid4().hex[:12]}"
+    admin_dsn = POSTGRES_ADMIN_URL.replace("postgresql+asyncpg://", "postgresql://")
+    admin = await asyncpg.connect(admin_dsn, timeout=10)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    url = f"{POSTGRES_ADMIN_URL.rpartition('/')[0]}/{name}"
+    try:
+        await restore_plain_dump(url.replace("postgresql+asyncpg://", "postgresql://"), DUMP)
+        yield url
+    finally:
+        admin = await asyncpg.connect(admin_dsn, timeout=10)
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()
+
+
+async def test_a_strapi_made_databases_webhook_gets_strapis_deliveries(
+    start_app, strapi_made_database: str
+):
+    async with receiving() as receiver:
+        dsn = strapi_made_database.replace("postgresql+asyncpg://", "postgresql://")
+        conn = await asyncpg.connect(dsn)
+        try:
+            # the row Strapi's admin wrote; only its target changes, to this test's receiver
+            rows = await conn.fetch("SELECT name, headers, events, enabled FROM strapi_webhooks")
+            assert [(r["name"], r["enabled"]) for r in rows] == [("recorder", True)]
+            await conn.execute("UPDATE strapi_webhooks SET url = $1", receiver.url)
+        finally:
+            await conn.close()
+        handle = await start_app(database_url=strapi_made_database, events_poll_interval=0.05)
+        await _replay(handle.client, receiver)
