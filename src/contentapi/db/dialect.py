@@ -93,6 +93,11 @@ class Dialect(ABC):
         """An engine for best-effort writes beside the requests (``auth/token_usage.py``);
         ``engine`` itself where sharing its pool costs nothing."""
 
+    @abstractmethod
+    async def vacuum(self, conn: AsyncConnection, tables: Sequence[Table]) -> None:
+        """Reclaim the dead rows of ``tables``, queues whose rows are updated and deleted all
+        the time, on an autocommit connection (``Database.read()``)."""
+
     # ------------------------------------------------------------ locks and upserts
 
     @abstractmethod
@@ -231,6 +236,9 @@ class SQLite(Dialect):
     ) -> None:
         return None
 
+    async def vacuum(self, conn: AsyncConnection, tables: Sequence[Table]) -> None:
+        """Nothing: SQLite keeps no dead row versions (a deleted row's page is reused)."""
+
     def lock_schema(self, connection: Connection, key: int) -> None:
         return None
 
@@ -276,6 +284,13 @@ class PostgreSQL(Dialect):
     json_rows = True
     notifies = True
     reads_in_autocommit = True
+
+    async def vacuum(self, conn: AsyncConnection, tables: Sequence[Table]) -> None:
+        """``VACUUM``, skipping a table another process is vacuuming: autovacuum's default
+        thresholds (a fifth of a table dead) let a queue's index fill with entries of rows
+        that left it, which each look for work then walks (and it may be off)."""
+        names = ", ".join(conn.dialect.identifier_preparer.format_table(t) for t in tables)
+        await conn.exec_driver_sql(f"VACUUM (SKIP_LOCKED) {names}")
 
     def engine_options(
         self, url: URL, *, busy_timeout: float, statement_timeout: float

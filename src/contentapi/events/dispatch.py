@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import aiohttp
-from sqlalchemy import bindparam, delete, exists, insert, select, update
+from sqlalchemy import bindparam, delete, exists, false, insert, select, update
 from sqlalchemy.exc import DBAPIError
 
 from contentapi.config import Settings
@@ -51,8 +51,13 @@ CLEAN_UP_SECONDS = 60.0
 LEASE_MARGIN = 5.0
 #: seconds a turn woken by a write waits for more writes to join it
 COALESCE_SECONDS = 0.2
+#: seconds between two vacuums of the feed's tables by a dispatcher that has been busy
+VACUUM_SECONDS = 10.0
 
 PENDING, DELIVERED, FAILED = "pending", "delivered", "failed"
+#: ``dispatched = false``, which the ``(dispatched, id)`` index serves (PostgreSQL scans the
+#: whole table for ``dispatched IS false``: 13 ms at 60,000 events, and growing)
+_UNDISPATCHED = events.c.dispatched == false()
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +99,9 @@ class Dispatcher:
         self._task: asyncio.Task[None] | None = None
         self._client: aiohttp.ClientSession | None = None
         self._cleaned = time.monotonic()  # the first clean-up a minute after the start
+        self._vacuumed = time.monotonic()
+        #: events fanned out and deliveries sent since the last vacuum
+        self._moved = 0
         #: whether an enabled webhook existed at the last turn: without one, a write does not
         #: wake the dispatcher (its events are marked dispatched at the next poll, together)
         self._webhooks_exist = False
@@ -155,12 +163,18 @@ class Dispatcher:
         if time.monotonic() - self._cleaned > CLEAN_UP_SECONDS:
             await self._clean_up()
             self._cleaned = time.monotonic()
+        self._moved += fanned + sent
+        if self._moved and time.monotonic() - self._vacuumed > VACUUM_SECONDS:
+            # every fanned-out event and sent delivery left a dead row behind
+            async with self.database.read() as conn:
+                await self.database.dialect.vacuum(conn, (events, webhook_deliveries))
+            self._vacuumed, self._moved = time.monotonic(), 0
         return fanned == BATCH or sent == BATCH
 
     async def _work_waiting(self) -> tuple[bool, bool, bool]:
         """Whether events wait to be fanned out, deliveries to be sent, and a webhook is
         enabled: one statement."""
-        undispatched = select(events.c.id).where(events.c.dispatched.is_(False))
+        undispatched = select(events.c.id).where(_UNDISPATCHED)
         due = select(webhook_deliveries.c.id).where(
             webhook_deliveries.c.status == PENDING,
             webhook_deliveries.c.next_attempt_at <= _now(),
@@ -184,7 +198,7 @@ class Dispatcher:
             rows = (
                 await conn.execute(
                     select(*columns)
-                    .where(events.c.dispatched.is_(False))
+                    .where(_UNDISPATCHED)
                     .order_by(events.c.id)
                     .limit(BATCH)
                     .with_for_update(skip_locked=True)
@@ -195,7 +209,7 @@ class Dispatcher:
             hooks = [hook for hook in await list_webhooks(conn) if hook.enabled]
             if not hooks and not listening:
                 # the usual case: nothing to deliver, every waiting event done at once
-                done = update(events).where(events.c.dispatched.is_(False)).values(dispatched=True)
+                done = update(events).where(_UNDISPATCHED).values(dispatched=True)
                 await conn.execute(done)
                 return len(rows), []
             now = _now()

@@ -9,7 +9,7 @@ import hmac
 
 import orjson
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from contentapi.db.system import events, webhook_deliveries
 from contentapi.events.webhooks import create_webhook, update_webhook
@@ -388,3 +388,39 @@ async def test_users_events_are_strapis_users_permissions_ones(hooked):
         assert (payload["model"], payload["uid"]) == ("user", "plugin::users-permissions.user")
         assert payload["entry"]["role"]["type"] == "authenticated"
         assert "password" not in payload["entry"] and "resetPasswordToken" not in payload["entry"]
+
+
+async def test_a_busy_dispatcher_vacuums_the_feeds_tables(reused_app, backend, monkeypatch):
+    """Every dispatched event and sent delivery leaves a dead row; a dispatcher that moved
+    some vacuums both tables (PostgreSQL: whatever autovacuum does, which may be off)."""
+    if backend != "postgres":
+        pytest.skip("SQLite keeps no dead rows")
+    monkeypatch.setattr("contentapi.events.dispatch.VACUUM_SECONDS", 0.0)
+    handle = await reused_app(**SETTINGS)
+    counts = text(
+        "SELECT relname, vacuum_count FROM pg_stat_user_tables "
+        "WHERE relname IN ('contentapi_events', 'contentapi_webhook_deliveries')"
+    )
+
+    async def vacuums() -> dict[str, int]:
+        async with handle.runtime.database.read() as conn:
+            return {name: int(n) for name, n in (await conn.execute(counts)).all()}
+
+    before = await vacuums()
+    async with receiving() as receiver:
+        async with handle.runtime.database.write() as conn:
+            await create_webhook(conn, "vacuumed", receiver.url, {}, ENTRY_EVENTS)
+        created = await handle.client.post(
+            "/api/categories",
+            json={"data": {"name": "Vacuumed", "slug": "vacuumed"}},
+            headers=ADMIN,
+        )
+        assert created.status_code == 200, created.text
+        await _received(receiver, 1)
+
+        async def vacuumed() -> bool:
+            # the statistics collector reports a little after the vacuum
+            after = await vacuums()
+            return all(after[name] > before.get(name, 0) for name in after) and len(after) == 2
+
+        await eventually(vacuumed, "a vacuum of both tables")
