@@ -168,8 +168,7 @@ def webhooks_trigger(name: NAME) -> None:
     import asyncio
     from http import HTTPStatus
 
-    import aiohttp
-
+    from contentapi.events.http_client import WebhookSendError
     from contentapi.events.request import post, request, webhook_client
 
     settings = read_settings()
@@ -193,7 +192,7 @@ def webhooks_trigger(name: NAME) -> None:
 
     try:
         status = asyncio.run(send())
-    except (aiohttp.ClientError, TimeoutError) as error:
+    except (WebhookSendError, TimeoutError) as error:
         raise fail(f"{hook.url}: {error!r}", code=1) from error
     try:
         phrase = HTTPStatus(status).phrase

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import aiohttp
 from sqlalchemy import bindparam, delete, exists, false, insert, select, update
 from sqlalchemy.exc import DBAPIError
 
@@ -35,6 +34,7 @@ from contentapi.db.engine import Database
 from contentapi.db.system import events, webhook_deliveries, webhooks
 from contentapi.entries.events import PUBLICATION_EVENTS, EntryEvents
 from contentapi.errors import ServiceUnavailableError
+from contentapi.events.http_client import HttpClient, WebhookSendError
 from contentapi.events.listeners import ChangeEvent, EventListeners
 from contentapi.events.request import post, private_target, request, webhook_client
 from contentapi.events.webhooks import list_webhooks
@@ -97,7 +97,7 @@ class Dispatcher:
         self._seen = recorder.recorded
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._client: aiohttp.ClientSession | None = None
+        self._client: HttpClient | None = None
         self._cleaned = time.monotonic()  # the first clean-up a minute after the start
         self._vacuumed = time.monotonic()
         #: events fanned out and deliveries sent since the last vacuum
@@ -380,7 +380,7 @@ class Dispatcher:
         started = time.monotonic()
         try:
             status, text = await post(self._client, built)
-        except (aiohttp.ClientError, TimeoutError) as error:
+        except (WebhookSendError, TimeoutError) as error:
             return self._retry_or_fail(delivery, None, repr(error), started)
         if 200 <= status < 300:
             return self._finished(DELIVERED, status, None, _ms(started))
