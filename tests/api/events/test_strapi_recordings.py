@@ -13,7 +13,8 @@ normalized. Replayed three ways:
 
 - on a fresh contentapi database (SQLite and PostgreSQL), the admin steps left out;
 - on the Strapi-made database (PostgreSQL): the same, ids included, with the one change that
-  its webhook's URL points at this test's receiver;
+  its webhook's URL points at this test's receiver; and again there with the publication
+  events, as follows;
 - with ``CONTENTAPI_EVENTS_PUBLICATION``: contentapi has no admin API, so the admin's publish
   and unpublish are replayed as the REST writes that do the same (``publishedAt`` now, or
   null); their ``entry.publish``/``entry.unpublish`` must be the admin's, while their
@@ -237,8 +238,9 @@ async def strapi_made_database(backend: str) -> AsyncIterator[str]:
             await admin.close()
 
 
+@pytest.mark.parametrize("publication", [False, True], ids=["rest", "with-publication"])
 async def test_a_strapi_made_databases_webhook_gets_strapis_deliveries(
-    start_app, strapi_made_database: str
+    start_app, strapi_made_database: str, publication: bool
 ):
     async with receiving() as receiver:
         dsn = strapi_made_database.replace("postgresql+asyncpg://", "postgresql://")
@@ -250,5 +252,9 @@ async def test_a_strapi_made_databases_webhook_gets_strapis_deliveries(
             await conn.execute("UPDATE strapi_webhooks SET url = $1", receiver.url)
         finally:
             await conn.close()
-        handle = await start_app(database_url=strapi_made_database, events_poll_interval=0.05)
-        await _replay(handle.client, receiver)
+        handle = await start_app(
+            database_url=strapi_made_database,
+            events_poll_interval=0.05,
+            events_publication=publication,
+        )
+        await _replay(handle.client, receiver, publication=publication)
