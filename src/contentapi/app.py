@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -30,6 +30,7 @@ from contentapi.http.services import ContentServices
 from contentapi.i18n.routes import build_i18n_router
 from contentapi.index import build_index_router
 from contentapi.openapi import build_documentation_router
+from contentapi.rest.global_middlewares import GlobalMiddlewares
 from contentapi.rest.router import build_content_router
 from contentapi.runtime import Runtime
 from contentapi.schema.builtin import FILE_UID, USER_UID
@@ -65,7 +66,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     settings = settings or Settings()
     runtime = Runtime.build(settings)
     extensions = load_extensions(settings, runtime.registry, runtime)
-    services = _Services.build(runtime)
+    services = _Services.build(runtime, extensions.rest.custom_actions())
     #: this worker's live tail of the change feed, for the event streams (``GET /api/P/events``)
     feed = ChangeFeed(runtime.database, settings.events_queue_limit)
 
@@ -113,7 +114,9 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     # (every route of each router before, twice per request). Nothing else can be shadowed:
     # content paths are /api/<plural or singular name>, and the names the other routers use
     # under /api are reserved (schema/document_rules.py).
-    app.include_router(build_content_router(runtime.registry, services.content, feed))
+    app.include_router(
+        build_content_router(runtime.registry, services.content, feed, extensions.rest)
+    )
     app.include_router(build_health_router(runtime.database))
     if settings.documentation_enabled:
         app.include_router(build_documentation_router(runtime.registry, settings))
@@ -129,8 +132,12 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     if settings.upload_provider == "local":  # S3 objects are served by their bucket (or CDN)
         settings.uploads_dir.mkdir(parents=True, exist_ok=True)
         app.mount("/uploads", UploadsStatic(directory=settings.uploads_dir), name="uploads")
-    # Innermost: its answers get the CORS and security headers; what its ``receive`` raises
-    # reaches the routes' error handlers.
+    if extensions.rest.global_middlewares:
+        # extensions' own (Strapi's config/middlewares), inside every one of ours: their
+        # answers get the limits, CORS and security headers, their errors the error shape
+        app.add_middleware(GlobalMiddlewares, middlewares=extensions.rest.global_middlewares)
+    # Innermost of ours: its answers get the CORS and security headers; what its ``receive``
+    # raises reaches the routes' error handlers.
     app.add_middleware(
         RequestLimitsMiddleware,
         body_limit=settings.body_limit,
@@ -170,7 +177,9 @@ class _Services:
     graphql: GraphQLServices
 
     @classmethod
-    def build(cls, runtime: Runtime) -> _Services:
+    def build(
+        cls, runtime: Runtime, custom_actions: Mapping[str, tuple[str, ...]] | None = None
+    ) -> _Services:
         settings = runtime.settings
         database, tables, registry = runtime.database, runtime.tables, runtime.registry
         entries, parser, serializer = runtime.entries, runtime.query_parser, runtime.serializer
@@ -187,7 +196,7 @@ class _Services:
             database, tables, registry, entries, serializer, settings, runtime.outbox
         )
         users = UsersService(database, tables, registry, entries, settings, runtime.secrets, mail)
-        roles = RolesService(database, tables, registry)
+        roles = RolesService(database, tables, registry, custom_actions)
         flows = AuthFlows(users, mail, limiter)
         content = ContentServices(callers, entries, parser, serializer)
         return cls(

@@ -84,11 +84,13 @@ DEFAULT_ROLES = {
 
 
 def _content_controllers(
-    registry: Registry,
+    registry: Registry, custom: Mapping[str, tuple[str, ...]] | None = None
 ) -> dict[tuple[str, str], tuple[str, tuple[str, ...]]]:
     """(``api::<api>``, controller) → (uid, actions) for every content type with REST routes.
     The controller is the content type's name: ``api::blog.article`` (a Strapi project's
-    ``api/blog/content-types/article``) is controller ``article`` of ``api::blog``."""
+    ``api/blog/content-types/article``) is controller ``article`` of ``api::blog``. ``custom``:
+    the actions of extensions' custom routes per uid, listed after the core ones (as Strapi
+    lists a controller's custom actions)."""
     found: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
     for content_type in registry.content_types.values():
         if content_type.is_builtin:
@@ -101,15 +103,18 @@ def _content_controllers(
         )
         if content_type.localized and not content_type.is_single:
             actions += ("createLocalization",)
+        actions += (custom or {}).get(content_type.uid, ())
         found[(f"api::{content_type.api_name}", controller)] = (content_type.uid, actions)
     return found
 
 
-def all_actions(registry: Registry) -> list[str]:
+def all_actions(
+    registry: Registry, custom: Mapping[str, tuple[str, ...]] | None = None
+) -> list[str]:
     """Every action a role may be given, in the tree's order."""
     actions = [
         f"{uid}.{action}"
-        for _, (uid, names) in sorted(_content_controllers(registry).items())
+        for _, (uid, names) in sorted(_content_controllers(registry, custom).items())
         for action in names
     ]
     actions += [
@@ -121,11 +126,15 @@ def all_actions(registry: Registry) -> list[str]:
     return actions
 
 
-def permissions_tree(registry: Registry, enabled: Iterable[str]) -> dict[str, Any]:
+def permissions_tree(
+    registry: Registry,
+    enabled: Iterable[str],
+    custom: Mapping[str, tuple[str, ...]] | None = None,
+) -> dict[str, Any]:
     """Strapi's nested permissions object with every action and whether it is enabled."""
     on = set(enabled)
     tree: dict[str, Any] = {}
-    for (api, controller), (uid, names) in sorted(_content_controllers(registry).items()):
+    for (api, controller), (uid, names) in sorted(_content_controllers(registry, custom).items()):
         controllers = tree.setdefault(api, {"controllers": {}})["controllers"]
         controllers[controller] = {
             action: {"enabled": f"{uid}.{action}" in on, "policy": ""} for action in names

@@ -2,8 +2,9 @@
 
 ``register(app)`` runs at start-up, before the GraphQL schema is built, and receives an
 ``App``: the settings and models, ``app.graphql`` (``shadow_crud(uid)`` switches and the
-``extension_service``), the named ``policies`` and ``middlewares`` that
-``resolvers_config`` refers to, ``app.lifecycles`` (hooks inside the entry flows:
+``extension_service``), ``app.rest`` (core routers' configuration, custom routes,
+controllers, global middlewares: ``rest/customize.py``), the named ``policies`` and
+``middlewares`` that both refer to, ``app.lifecycles`` (hooks inside the entry flows:
 ``entries/lifecycles.py``) and ``app.events`` (listeners of the committed change feed:
 ``events/listeners.py``). What Strapi does in ``src/index.js`` ``register()`` is done
 here (README, "Extensions"). A module's ``register_custom_fields(fields)``, if it has one, runs
@@ -24,6 +25,7 @@ from contentapi.entries.lifecycles import LifecycleError, Lifecycles
 from contentapi.events.listeners import EventListeners, ListenerError
 from contentapi.graphql.extension import ExtensionError, ExtensionService, Helpers
 from contentapi.graphql.shadow_crud import ContentTypeSwitches, ShadowCrud
+from contentapi.rest.customize import RestCustomization, RestCustomizationError
 
 __all__ = [
     "App",
@@ -106,6 +108,8 @@ class App:
         self.policies = NamedHandlers("policy")
         self.middlewares = NamedHandlers("middleware")
         self.graphql = GraphQLCustomization(lambda: self._helpers(registry), registry)
+        #: REST's routes, controllers and middlewares (``rest/customize.py``)
+        self.rest = RestCustomization(registry, self.policies, self.middlewares)
         #: the running server's services (``Runtime``); ``None`` for commands that only check
         self.runtime = runtime
         #: hooks around every entry flow, in its transaction (Strapi's db lifecycles)
@@ -182,8 +186,15 @@ def load_extensions(settings: Any, registry: Any, runtime: Any = None) -> App:
         if not callable(register):
             raise ExtensionError(f"Extension module {name!r} has no register(app) function")
         app.graphql.extension_service.current_source = name
+        app.rest.current_source = name
         try:
             register(app)
         except (LifecycleError, ListenerError) as error:
             raise ExtensionError(f"Extension module {name!r}: {error}") from error
+        except RestCustomizationError as error:
+            raise ExtensionError(str(error)) from error
+    try:  # names resolved once every module registered: one may use another's policy
+        app.rest.resolve(app)
+    except RestCustomizationError as error:
+        raise ExtensionError(str(error)) from error
     return app

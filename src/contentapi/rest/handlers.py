@@ -6,6 +6,7 @@ One handler per path dispatches on the method, so that a wrong method gets a 405
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -20,6 +21,7 @@ from contentapi.http.responses import OrjsonResponse
 from contentapi.http.services import ContentServices
 from contentapi.query.ast import ReadQuery, RelationPopulate
 from contentapi.query.parse import LOCALIZATIONS, QueryParser
+from contentapi.rest.customize import ActionRules, RestContext
 from contentapi.rest.envelope import list_envelope, single_envelope
 from contentapi.rest.parsed_queries import ParsedQueries, RouteKind
 from contentapi.schema.model import ContentType
@@ -28,17 +30,42 @@ __all__ = ["Resource"]
 
 
 class Resource:
-    """The routes of one content type, bound to its uid."""
+    """The routes of one content type, bound to its uid.
 
-    def __init__(self, content_type: ContentType, services: ContentServices) -> None:
+    Each action is a core function ``(request, actor, ...)`` answering the response's body;
+    ``_guarded`` runs it behind the caller's permission — or, for an action an extension
+    configured (``rest/customize.py``), behind its auth, policies, middlewares and controller.
+    """
+
+    def __init__(
+        self,
+        content_type: ContentType,
+        services: ContentServices,
+        rules: Mapping[str, ActionRules] | None = None,
+    ) -> None:
         self.services = services
         self.content_type = content_type
         self.uid = content_type.uid
         #: this type's parsed query strings (``rest/parsed_queries.py``)
         self.parsed = ParsedQueries()
+        #: the actions an extension configured; empty for most types
+        self.rules: Mapping[str, ActionRules] = rules or {}
 
     def _action(self, name: str) -> str:
         return f"{self.uid}.{name}"
+
+    async def _guarded(
+        self, request: Request, action: str, core: Callable[..., Awaitable[Any]], *args: Any
+    ) -> Response:
+        rules = self.rules.get(action)
+        if rules is None:
+            actor = await self.services.callers.require(request, self._action(action))
+            return OrjsonResponse(await core(request, actor, *args))
+        actor = await rules.caller(self.services.callers, request)
+        context = RestContext(
+            request, actor, self._action(action), dict(request.path_params), self.services
+        )
+        return await rules.run(context, lambda: core(request, actor, *args))
 
     def _parser(self, actor: Actor) -> QueryParser:
         return self.services.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
@@ -60,28 +87,54 @@ class Resource:
         raw: bytes = request.scope.get("query_string", b"")
         return self.parsed.get(self.uid, kind, raw, actor, parse)
 
-    def _single(self, entry: dict[str, Any]) -> OrjsonResponse:
-        return OrjsonResponse(
-            single_envelope(self.services.serializer.entry(self.content_type, entry))
-        )
+    def _single(self, entry: dict[str, Any]) -> dict[str, Any]:
+        return single_envelope(self.services.serializer.entry(self.content_type, entry))
+
+    # ---------------------------------------------------------------- routes
 
     async def collection(self, request: Request) -> Response:
         """``GET /api/P`` (find) and ``POST /api/P`` (create)."""
         if request.method == "POST":
-            actor = await self.services.callers.require(request, self._action("create"))
-            query = self._entry_query(request, actor)
-            data = await read_data(request)
-            return self._single(await self.services.entries.create(self.uid, data, query))
-        actor = await self.services.callers.require(request, self._action("find"))
-        query = self._list_query(request, actor)
-        page = await self.services.entries.find_many(self.uid, query)
-        data = self.services.serializer.entries(self.content_type, page.entries)
-        return OrjsonResponse(list_envelope(data, query.pagination, page.total))
+            return await self._guarded(request, "create", self._create)
+        return await self._guarded(request, "find", self._find)
 
     async def item(self, request: Request, entry_id: str) -> Response:
         """``GET`` (findOne), ``PUT`` (update) and ``DELETE`` (delete) of ``/api/P/:id``."""
         action = {"PUT": "update", "DELETE": "delete"}.get(request.method, "findOne")
-        actor = await self.services.callers.require(request, self._action(action))
+        return await self._guarded(request, action, self._item, action, entry_id)
+
+    async def localizations(self, request: Request, entry_id: str) -> Response:
+        """``POST /api/P/:id/localizations``: answered flat, as Strapi does, with the group."""
+        return await self._guarded(
+            request, "createLocalization", self._create_localization, entry_id
+        )
+
+    async def single_localizations(self, request: Request) -> Response:
+        """``POST /api/S/localizations`` (a localized single type): made from the type's
+        entry, whatever its locale — Strapi's i18n route for single types."""
+        return await self._guarded(request, "createLocalization", self._create_localization, None)
+
+    async def single(self, request: Request) -> Response:
+        """``GET``, ``PUT`` and ``DELETE`` of a single type's ``/api/S``."""
+        action = {"PUT": "update", "DELETE": "delete"}.get(request.method, "find")
+        return await self._guarded(request, action, self._single_type, action)
+
+    # ---------------------------------------------------------------- core actions
+
+    async def _find(self, request: Request, actor: Actor) -> dict[str, Any]:
+        query = self._list_query(request, actor)
+        page = await self.services.entries.find_many(self.uid, query)
+        data = self.services.serializer.entries(self.content_type, page.entries)
+        return list_envelope(data, query.pagination, page.total)
+
+    async def _create(self, request: Request, actor: Actor) -> dict[str, Any]:
+        query = self._entry_query(request, actor)
+        data = await read_data(request)
+        return self._single(await self.services.entries.create(self.uid, data, query))
+
+    async def _item(
+        self, request: Request, actor: Actor, action: str, entry_id: str
+    ) -> dict[str, Any]:
         parsed_id = parse_entry_id(entry_id)
         query = self._entry_query(request, actor)
         if action == "update":
@@ -98,17 +151,9 @@ class Resource:
             entry = found
         return self._single(entry)
 
-    async def localizations(self, request: Request, entry_id: str) -> Response:
-        """``POST /api/P/:id/localizations``: answered flat, as Strapi does, with the group."""
-        return await self._create_localization(request, entry_id)
-
-    async def single_localizations(self, request: Request) -> Response:
-        """``POST /api/S/localizations`` (a localized single type): made from the type's
-        entry, whatever its locale — Strapi's i18n route for single types."""
-        return await self._create_localization(request, None)
-
-    async def _create_localization(self, request: Request, entry_id: str | None) -> Response:
-        actor = await self.services.callers.require(request, self._action("createLocalization"))
+    async def _create_localization(
+        self, request: Request, actor: Actor, entry_id: str | None
+    ) -> dict[str, Any]:
         parsed_id = None if entry_id is None else parse_entry_id(entry_id)
         query = self._entry_query(request, actor)
         # The whole group, drafts included (a new localization is itself a draft).
@@ -122,12 +167,9 @@ class Resource:
         others = entry.pop(LOCALIZATIONS)
         flat = self.services.serializer.plain(self.content_type, entry)
         flat[LOCALIZATIONS] = [self.services.serializer.plain(self.content_type, e) for e in others]
-        return OrjsonResponse(flat)
+        return flat
 
-    async def single(self, request: Request) -> Response:
-        """``GET``, ``PUT`` and ``DELETE`` of a single type's ``/api/S``."""
-        action = {"PUT": "update", "DELETE": "delete"}.get(request.method, "find")
-        actor = await self.services.callers.require(request, self._action(action))
+    async def _single_type(self, request: Request, actor: Actor, action: str) -> dict[str, Any]:
         query = self._entry_query(request, actor)
         if action == "update":
             data = await read_data(request)

@@ -1,11 +1,24 @@
-"""Routes generated from the registry: collection and single types under ``/api``."""
+"""Routes generated from the registry: collection and single types under ``/api``, and the
+custom routes extensions add (``rest/customize.py``)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
 
 from contentapi.events.feed import ChangeFeed
 from contentapi.http.services import ContentServices
+from contentapi.rest.customize import (
+    ActionRules,
+    CustomRoute,
+    RestContext,
+    RestCustomization,
+    typed_parameters,
+)
 from contentapi.rest.event_stream import EventStream
 from contentapi.rest.handlers import Resource
 from contentapi.schema.registry import Registry
@@ -14,44 +27,94 @@ __all__ = ["build_content_router"]
 
 
 def build_content_router(
-    registry: Registry, services: ContentServices, feed: ChangeFeed
+    registry: Registry,
+    services: ContentServices,
+    feed: ChangeFeed,
+    customization: RestCustomization | None = None,
 ) -> APIRouter:
     router = APIRouter(prefix="/api")
+    if customization is not None:
+        # first: `/articles/featured` must not be read as the entry `featured`
+        for route in customization.routes:
+            router.add_api_route(
+                route.path,
+                _custom_endpoint(route, customization.route_rules(route), services),
+                methods=[route.method],
+                name=route.action,
+            )
+
+    def enabled(uid: str, action: str) -> bool:
+        return customization is None or customization.enabled(uid, action)
+
+    def add(uid: str, path: str, endpoint: Callable[..., Any], actions: dict[str, str]) -> None:
+        """``path`` for the methods whose action is enabled (none: no route, a 404)."""
+        methods = [method for method, action in actions.items() if enabled(uid, action)]
+        if methods:
+            router.add_api_route(path, endpoint, methods=methods)
+
     for content_type in registry.content_types.values():
         if content_type.is_builtin:
             continue  # served by the users package with Strapi's own shapes
-        resource = Resource(content_type, services)
+        uid = content_type.uid
+        rules = customization.rules_of(uid) if customization is not None else None
+        resource = Resource(content_type, services, rules)
         # the type's changes as server-sent events (before `/{entry_id}`, which it would match)
         path = content_type.singular_name if content_type.is_single else content_type.plural_name
         router.add_api_route(
             f"/{path}/events", EventStream(content_type, services, feed), methods=["GET"]
         )
         if content_type.is_single:
-            router.add_api_route(
+            add(
+                uid,
                 f"/{content_type.singular_name}",
                 resource.single,
-                methods=["GET", "PUT", "DELETE"],
-                include_in_schema=True,
+                {"GET": "find", "PUT": "update", "DELETE": "delete"},
             )
             if content_type.localized:
-                router.add_api_route(
+                add(
+                    uid,
                     f"/{content_type.singular_name}/localizations",
                     resource.single_localizations,
-                    methods=["POST"],
+                    {"POST": "createLocalization"},
                 )
             continue
-        router.add_api_route(
-            f"/{content_type.plural_name}", resource.collection, methods=["GET", "POST"]
+        add(
+            uid,
+            f"/{content_type.plural_name}",
+            resource.collection,
+            {"GET": "find", "POST": "create"},
         )
-        router.add_api_route(
+        add(
+            uid,
             f"/{content_type.plural_name}/{{entry_id}}",
             resource.item,
-            methods=["GET", "PUT", "DELETE"],
+            {"GET": "findOne", "PUT": "update", "DELETE": "delete"},
         )
         if content_type.localized:
-            router.add_api_route(
+            add(
+                uid,
                 f"/{content_type.plural_name}/{{entry_id}}/localizations",
                 resource.localizations,
-                methods=["POST"],
+                {"POST": "createLocalization"},
             )
     return router
+
+
+def _custom_endpoint(
+    route: CustomRoute, rules: ActionRules, services: ContentServices
+) -> Callable[[Request], Any]:
+    """A custom route's endpoint: its caller checked, its parameters typed, its policies and
+    middlewares around ``handler(context)``."""
+
+    async def endpoint(request: Request) -> Response:
+        actor = await rules.caller(services.callers, request)
+        params = typed_parameters(route, request.path_params)
+        context = RestContext(request, actor, route.action, params, services)
+
+        async def handle() -> Any:
+            answer = route.handler(context)
+            return await answer if inspect.isawaitable(answer) else answer
+
+        return await rules.run(context, handle)
+
+    return endpoint

@@ -47,10 +47,18 @@ def _column_text(name: str, value: str) -> str:
 
 
 class RolesService:
-    def __init__(self, database: Database, tables: ContentTables, registry: Registry) -> None:
+    def __init__(
+        self,
+        database: Database,
+        tables: ContentTables,
+        registry: Registry,
+        custom_actions: Mapping[str, tuple[str, ...]] | None = None,
+    ) -> None:
         self.database = database
         self.tables = tables
         self.registry = registry
+        #: the actions of extensions' custom REST routes, per uid (``rest/customize.py``)
+        self.custom_actions = dict(custom_actions or {})
         self.roles = tables.entity(ROLE_UID)
         self.permissions = tables.entity(PERMISSION_UID)
         self.role_links = tables.links["up_permissions_role_links"]
@@ -96,11 +104,11 @@ class RolesService:
             if row is None:
                 raise NotFoundError("Role not found")
             enabled = await self._actions(conn, role_id)
-        tree = permissions_tree(self.registry, enabled)
+        tree = permissions_tree(self.registry, enabled, self.custom_actions)
         return {**self._role(row), "permissions": tree}
 
     def all_permissions(self) -> dict[str, Any]:
-        return permissions_tree(self.registry, ())
+        return permissions_tree(self.registry, (), self.custom_actions)
 
     def _validated(self, body: Mapping[str, Any], creating: bool) -> tuple[dict, set[str] | None]:
         values: dict[str, Any] = {}
@@ -123,7 +131,7 @@ class RolesService:
             actions = tree_actions(body["permissions"])
             if actions is None:
                 raise ValidationError("Invalid permissions: expected Strapi's permissions object")
-            unknown = actions - set(all_actions(self.registry))
+            unknown = actions - set(all_actions(self.registry, self.custom_actions))
             if unknown:
                 raise ValidationError(f"Unknown permission {sorted(unknown)[0]}")
         return values, actions
