@@ -17,6 +17,7 @@ from contentapi import __version__
 from contentapi.auth.deps import CallerResolver
 from contentapi.auth.ratelimit import RateLimiter
 from contentapi.config import Settings
+from contentapi.entries.service import EntryService
 from contentapi.events.dispatch import Dispatcher
 from contentapi.events.feed import ChangeFeed
 from contentapi.extensions import load_extensions
@@ -66,7 +67,9 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     settings = settings or Settings()
     runtime = Runtime.build(settings)
     extensions = load_extensions(settings, runtime.registry, runtime)
-    services = _Services.build(runtime, extensions.rest.custom_actions())
+    services = _Services.build(
+        runtime, extensions.rest.custom_actions(), extensions.services.apply(runtime.entries)
+    )
     #: this worker's live tail of the change feed, for the event streams (``GET /api/P/events``)
     feed = ChangeFeed(runtime.database, settings.events_queue_limit)
 
@@ -119,7 +122,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     )
     app.include_router(build_health_router(runtime.database))
     if settings.documentation_enabled:
-        app.include_router(build_documentation_router(runtime.registry, settings))
+        app.include_router(build_documentation_router(runtime.registry, settings, extensions.rest))
     app.include_router(build_index_router(settings))
     app.include_router(build_users_router(services.users))
     app.include_router(build_upload_router(services.upload))
@@ -178,24 +181,33 @@ class _Services:
 
     @classmethod
     def build(
-        cls, runtime: Runtime, custom_actions: Mapping[str, tuple[str, ...]] | None = None
+        cls,
+        runtime: Runtime,
+        custom_actions: Mapping[str, tuple[str, ...]] | None = None,
+        entries: EntryService | None = None,
     ) -> _Services:
+        """``entries``: the entry service the protocols use, extensions' overrides applied
+        (``entries/overrides.py``); the runtime's by default."""
         settings = runtime.settings
         database, tables, registry = runtime.database, runtime.tables, runtime.registry
-        entries, parser, serializer = runtime.entries, runtime.query_parser, runtime.serializer
+        parser, serializer = runtime.query_parser, runtime.serializer
+        core_entries = runtime.entries
+        entries = entries or core_entries
         callers = CallerResolver(
             database, tables, runtime.secrets, runtime.caller_cache, runtime.token_usage
         )
         uploads = UploadService(
-            database, tables, registry, entries, runtime.storage, settings.upload_max_size
+            database, tables, registry, core_entries, runtime.storage, settings.upload_max_size
         )
         limiter = RateLimiter(
             database, settings.auth_rate_limit_max, settings.auth_rate_limit_seconds
         )
         mail = AccountMail(
-            database, tables, registry, entries, serializer, settings, runtime.outbox
+            database, tables, registry, core_entries, serializer, settings, runtime.outbox
         )
-        users = UsersService(database, tables, registry, entries, settings, runtime.secrets, mail)
+        users = UsersService(
+            database, tables, registry, core_entries, settings, runtime.secrets, mail
+        )
         roles = RolesService(database, tables, registry, custom_actions)
         flows = AuthFlows(users, mail, limiter)
         content = ContentServices(callers, entries, parser, serializer)

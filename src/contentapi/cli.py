@@ -55,8 +55,10 @@ app.command("import", cls=PlainHelpCommand)(import_command)
 
 @app.command()
 def check() -> None:
-    """Validate every model in the content-types folder; exit 1 on any problem."""
-    if check_models(read_settings()):
+    """Validate every model in the content-types folder, then the extensions
+    (CONTENTAPI_EXTENSIONS: their routes, names and schema changes); exit 1 on any problem."""
+    settings = read_settings()
+    if check_models(settings) or check_extensions(settings):
         raise typer.Exit(1)
 
 

@@ -3,7 +3,9 @@
 ``register(app)`` runs at start-up, before the GraphQL schema is built, and receives an
 ``App``: the settings and models, ``app.graphql`` (``shadow_crud(uid)`` switches and the
 ``extension_service``), ``app.rest`` (core routers' configuration, custom routes,
-controllers, global middlewares: ``rest/customize.py``), the named ``policies`` and
+controllers, global middlewares: ``rest/customize.py``), ``app.services`` (the entry
+service's methods overridden for a content type, in both protocols:
+``entries/overrides.py``), the named ``policies`` and
 ``middlewares`` that both refer to, ``app.lifecycles`` (hooks inside the entry flows:
 ``entries/lifecycles.py``) and ``app.events`` (listeners of the committed change feed:
 ``events/listeners.py``). What Strapi does in ``src/index.js`` ``register()`` is done
@@ -22,6 +24,7 @@ from typing import Any
 import graphql
 
 from contentapi.entries.lifecycles import LifecycleError, Lifecycles
+from contentapi.entries.overrides import ServiceOverrideError, ServiceOverrides
 from contentapi.events.listeners import EventListeners, ListenerError
 from contentapi.graphql.extension import ExtensionError, ExtensionService, Helpers
 from contentapi.graphql.shadow_crud import ContentTypeSwitches, ShadowCrud
@@ -110,6 +113,8 @@ class App:
         self.graphql = GraphQLCustomization(lambda: self._helpers(registry), registry)
         #: REST's routes, controllers and middlewares (``rest/customize.py``)
         self.rest = RestCustomization(registry, self.policies, self.middlewares)
+        #: the entry service's methods overridden per content type (``entries/overrides.py``)
+        self.services = ServiceOverrides(registry)
         #: the running server's services (``Runtime``); ``None`` for commands that only check
         self.runtime = runtime
         #: hooks around every entry flow, in its transaction (Strapi's db lifecycles)
@@ -186,12 +191,12 @@ def load_extensions(settings: Any, registry: Any, runtime: Any = None) -> App:
         if not callable(register):
             raise ExtensionError(f"Extension module {name!r} has no register(app) function")
         app.graphql.extension_service.current_source = name
-        app.rest.current_source = name
+        app.rest.current_source = app.services.current_source = name
         try:
             register(app)
         except (LifecycleError, ListenerError) as error:
             raise ExtensionError(f"Extension module {name!r}: {error}") from error
-        except RestCustomizationError as error:
+        except (RestCustomizationError, ServiceOverrideError) as error:
             raise ExtensionError(str(error)) from error
     try:  # names resolved once every module registered: one may use another's policy
         app.rest.resolve(app)

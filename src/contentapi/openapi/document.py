@@ -16,10 +16,12 @@ import orjson
 from contentapi import __version__
 from contentapi.config import Settings
 from contentapi.openapi.content import content_type_paths
+from contentapi.openapi.custom_routes import customized_paths
 from contentapi.openapi.models import ModelSchemas
 from contentapi.openapi.plugin_schemas import PLUGIN_SCHEMAS, user_request_schemas
 from contentapi.openapi.plugins import plugin_paths
 from contentapi.openapi.responses import ERROR_RESPONSES
+from contentapi.rest.customize import RestCustomization
 from contentapi.schema.builtin import USER_UID
 from contentapi.schema.registry import Registry
 from contentapi.users.register_fields import register_keys
@@ -55,8 +57,11 @@ _SECURITY_SCHEMES = {
 }
 
 
-def build_openapi(registry: Registry, settings: Settings) -> dict[str, Any]:
-    """The document as a dict (``openapi-spec-validator`` checks it in the tests)."""
+def build_openapi(
+    registry: Registry, settings: Settings, customization: RestCustomization | None = None
+) -> dict[str, Any]:
+    """The document as a dict (``openapi-spec-validator`` checks it in the tests);
+    ``customization``: extensions' custom routes and disabled core actions."""
     models = ModelSchemas(registry, settings.locale_codes)
     user = registry.content_types[USER_UID]
     registering = register_keys(user, settings.register_allowed_fields)
@@ -71,6 +76,10 @@ def build_openapi(registry: Registry, settings: Settings) -> dict[str, Any]:
         {"name": "Internationalization"},
         {"name": "Health"},
     ]
+    paths = content_type_paths(models)
+    if customization is not None:
+        paths = customized_paths(paths, registry, customization)
+    paths = {**paths, **plugin_paths(models)}
     return {
         "openapi": OPENAPI_VERSION,
         "info": {
@@ -81,7 +90,7 @@ def build_openapi(registry: Registry, settings: Settings) -> dict[str, Any]:
         "servers": [{"url": settings.public_url or "/"}],
         "security": [{}, {"bearerAuth": []}, {"apiToken": []}],
         "tags": [{k: v for k, v in tag.items() if v is not None} for tag in tags],
-        "paths": {**content_type_paths(models), **plugin_paths(models)},
+        "paths": paths,
         "components": {
             "schemas": {
                 **models.all(),
@@ -94,6 +103,8 @@ def build_openapi(registry: Registry, settings: Settings) -> dict[str, Any]:
     }
 
 
-def openapi_bytes(registry: Registry, settings: Settings) -> bytes:
+def openapi_bytes(
+    registry: Registry, settings: Settings, customization: RestCustomization | None = None
+) -> bytes:
     """The served document, serialized once."""
-    return orjson.dumps(build_openapi(registry, settings))
+    return orjson.dumps(build_openapi(registry, settings, customization))

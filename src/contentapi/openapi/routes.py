@@ -19,6 +19,7 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from contentapi.config import Settings
 from contentapi.errors import NotFoundError
 from contentapi.openapi.document import openapi_bytes
+from contentapi.rest.customize import RestCustomization
 from contentapi.schema.registry import Registry
 
 __all__ = ["DOCUMENT_PATH", "PAGE_PATH", "build_documentation_router"]
@@ -70,9 +71,11 @@ def _assets_folder() -> Path:
     return Path(str(files("fastapi_offline") / "static"))
 
 
-def build_documentation_router(registry: Registry, settings: Settings) -> APIRouter:
+def build_documentation_router(
+    registry: Registry, settings: Settings, customization: RestCustomization | None = None
+) -> APIRouter:
     """The routes, with the document serialized now (it is static per Registry)."""
-    document = openapi_bytes(registry, settings)
+    document = openapi_bytes(registry, settings, customization)
     folder = _assets_folder()
     missing = [name for name, _ in _PACKAGE_ASSETS.values() if not (folder / name).is_file()]
     if missing:  # a fastapi-offline release that moved its files: fail at start, not per page

@@ -11,9 +11,12 @@ import types
 from typing import Any
 
 import pytest
+from openapi_spec_validator import validate
+from typer.testing import CliRunner
 
+from contentapi.cli import app as cli
 from contentapi.extensions import ExtensionError
-from tests.conftest import ADMIN_TOKEN
+from tests.conftest import ADMIN_TOKEN, MODELS
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 EXAMPLE = "examples.extensions.rest_blog"
@@ -159,6 +162,23 @@ async def test_a_custom_route_and_its_permission_in_the_tree(blog):
     ).status_code == 200
 
 
+async def test_a_service_override_changes_both_protocols(blog):
+    client = blog.client
+    made = await client.post("/api/categories", json={"data": {"name": "Big News"}}, headers=ADMIN)
+    assert made.status_code == 200, made.text
+    assert made.json()["data"]["attributes"]["slug"] == "big-news"
+    mutation = (
+        'mutation { createCategory(data: {name: "Small Talk"}) { data { attributes { slug } } } }'
+    )
+    answer = (await client.post("/graphql", json={"query": mutation}, headers=ADMIN)).json()
+    assert answer == {"data": {"createCategory": {"data": {"attributes": {"slug": "small-talk"}}}}}
+    # other types and methods are the core's
+    refused = await client.post(
+        "/api/categories", json={"data": {"slug": "no-name"}}, headers=ADMIN
+    )
+    assert refused.status_code == 400
+
+
 def _module(name: str, register) -> str:
     module = types.ModuleType(name)
     module.register = register  # type: ignore[attr-defined]
@@ -200,8 +220,21 @@ def _module(name: str, register) -> str:
             ),
             "extension 'broken_rest': no content type 'api::nothing.nothing' has REST routes",
         ),
+        (
+            lambda app: app.services.override("api::article.article", "findMany", lambda d: d),
+            "extension 'broken_rest': the entry service has no method 'findMany' to override "
+            "(it has find_many, find_one, create, update, delete, find_single, upsert_single, "
+            "delete_single)",
+        ),
     ],
-    ids=["conflict", "unknown-policy", "unknown-action", "bad-auth", "unknown-type"],
+    ids=[
+        "conflict",
+        "unknown-policy",
+        "unknown-action",
+        "bad-auth",
+        "unknown-type",
+        "unknown-service-method",
+    ],
 )
 async def test_a_customization_that_cannot_apply_fails_start_up_in_one_line(
     start_app, register, message
@@ -214,3 +247,38 @@ async def test_a_customization_that_cannot_apply_fails_start_up_in_one_line(
         sys.modules.pop(name, None)
     assert str(raised.value) == message
     assert "\n" not in str(raised.value)
+
+
+def test_contentapi_check_reports_a_route_conflict_in_one_line(monkeypatch, tmp_path):
+    (tmp_path / "clashing.py").write_text(
+        "def register(app):\n"
+        "    app.rest.route('POST', '/articles', lambda c: {}, uid='api::article.article',"
+        " name='bulk')\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CONTENTAPI_EXTENSIONS", "clashing")
+    monkeypatch.setenv("CONTENTAPI_CONTENT_TYPES_DIR", str(MODELS))
+    result = CliRunner().invoke(cli, ["check"])
+    assert result.exit_code == 1
+    line = (
+        "extension error: extension 'clashing': route POST /api/articles conflicts with the "
+        "core route POST /api/articles (api::article.article.create)"
+    )
+    assert line in " ".join(result.output.split()), result.output
+
+
+async def test_the_openapi_document_has_the_custom_route_and_not_the_disabled_action(blog):
+    document = (await blog.client.get("/documentation/openapi.json")).json()
+    validate(document)
+    paths = document["paths"]
+    related = paths["/api/articles/{slug}/related"]["get"]
+    assert related["operationId"] == "api::article.article.related"
+    assert related["parameters"] == [
+        {"name": "slug", "in": "path", "required": True, "schema": {"type": "string"}}
+    ]
+    assert related["responses"]["200"]["content"]["application/json"]["schema"]["properties"][
+        "data"
+    ]["items"] == {"$ref": "#/components/schemas/ArticleEntry"}
+    assert "Permission: `api::article.article.related`" in related["description"]
+    assert "delete" not in paths["/api/categories/{id}"]
+    assert {"get", "put"} <= set(paths["/api/categories/{id}"])
