@@ -79,6 +79,7 @@ def tokens_create(
     """Create an API token; its secret is printed once, alone on the last line of stdout."""
     from contentapi.auth.permissions import all_actions
     from contentapi.auth.tokens import create_token, token_name_taken
+    from contentapi.extensions import ExtensionError, load_extensions
 
     token_type = type_.value
     actions = list(dict.fromkeys(permission or []))
@@ -90,7 +91,12 @@ def tokens_create(
         raise fail("--permission applies to custom tokens only (--type custom)")
     settings = read_settings()
     runtime = _token_runtime(settings)
-    known = all_actions(runtime.registry)
+    # the actions of extensions' custom routes too (``rest/customize.py``)
+    try:
+        custom = load_extensions(settings, runtime.registry).rest.custom_actions()
+    except ExtensionError as error:
+        raise fail(f"extension error: {error}") from None
+    known = all_actions(runtime.registry, custom)
     problems = [_permission_problem(action, known) for action in actions]
     if any(problems):
         raise fail("\n".join(problem for problem in problems if problem))

@@ -115,3 +115,29 @@ async def test_revoke(tokens, start_app):
     await eventually(refused, "the revoked token refused")
     assert "old" not in (await tokens("list")).output
     one_line_error(await tokens("revoke", "old"), 1, "no API token named 'old'")
+
+
+async def test_a_custom_token_may_be_given_an_extensions_custom_action(
+    tokens, start_app, monkeypatch
+):
+    """The actions of extensions' custom REST routes are known to ``tokens create``, and a
+    token given one may call that route (and nothing else)."""
+    monkeypatch.setenv("CONTENTAPI_EXTENSIONS", "examples.extensions.rest_blog")
+    created = await tokens(
+        "create",
+        "--name",
+        "related-only",
+        "--type",
+        "custom",
+        "--permission",
+        "api::article.article.related",
+    )
+    assert created.exit_code == 0, created.output
+    bearer = {"Authorization": f"Bearer {created.stdout.strip()}"}
+    handle = await start_app(
+        database_url=tokens.url,
+        api_token_salt=SALT,
+        extensions="examples.extensions.rest_blog",
+    )
+    assert (await handle.client.get("/api/articles/x/related", headers=bearer)).status_code == 200
+    assert (await handle.client.get("/api/articles", headers=bearer)).status_code == 403
