@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import io
 import re
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import asyncpg
 
-__all__ = ["restore_plain_dump"]
+__all__ = ["restore_plain_dump", "restored_database"]
 
 _COPY = re.compile(r"^COPY (?P<table>[^ ]+) \((?P<columns>[^)]*)\) FROM stdin;$")
 
@@ -58,3 +61,29 @@ async def restore_plain_dump(dsn: str, dump: Path) -> None:
             await conn.execute("\n".join(statements))
     finally:
         await conn.close()
+
+
+def _dsn(url: str) -> str:
+    return url.replace("postgresql+asyncpg://", "postgresql://")
+
+
+@asynccontextmanager
+async def restored_database(admin_url: str, dump: Path, prefix: str) -> AsyncIterator[str]:
+    """A new database ``<prefix>_<random>`` beside ``admin_url``'s with ``dump`` restored in
+    it; its SQLAlchemy URL, the database dropped afterwards."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(_dsn(admin_url), timeout=10)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    url = f"{admin_url.rpartition('/')[0]}/{name}"
+    try:
+        await restore_plain_dump(_dsn(url), dump)
+        yield url
+    finally:
+        admin = await asyncpg.connect(_dsn(admin_url), timeout=10)
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()

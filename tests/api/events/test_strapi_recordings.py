@@ -24,7 +24,6 @@ normalized. Replayed three ways:
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -38,7 +37,7 @@ import pytest
 
 from contentapi.events.webhooks import WEBHOOK_EVENTS, create_webhook
 from tests.conftest import ADMIN_TOKEN, POSTGRES_ADMIN_URL, AppHandle
-from tests.support.pgdump import restore_plain_dump
+from tests.support.pgdump import restored_database
 from tests.support.receiver import Received, Receiver, receiving
 from tests.support.waiting import eventually
 
@@ -219,23 +218,8 @@ async def strapi_made_database(backend: str) -> AsyncIterator[str]:
     """The reference's own database before the writes, restored (PostgreSQL only)."""
     if backend != "postgres":
         pytest.skip("the database Strapi made is a PostgreSQL database")
-    name = f"contentapi_test_strapi_hooks_{uuid.uuid4().hex[:12]}"
-    admin_dsn = POSTGRES_ADMIN_URL.replace("postgresql+asyncpg://", "postgresql://")
-    admin = await asyncpg.connect(admin_dsn, timeout=10)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    url = f"{POSTGRES_ADMIN_URL.rpartition('/')[0]}/{name}"
-    try:
-        await restore_plain_dump(url.replace("postgresql+asyncpg://", "postgresql://"), DUMP)
+    async with restored_database(POSTGRES_ADMIN_URL, DUMP, "contentapi_test_hooks") as url:
         yield url
-    finally:
-        admin = await asyncpg.connect(admin_dsn, timeout=10)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
 
 
 @pytest.mark.parametrize("publication", [False, True], ids=["rest", "with-publication"])

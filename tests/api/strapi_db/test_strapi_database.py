@@ -20,11 +20,9 @@ starts on it with the same models and secrets, and:
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -33,7 +31,7 @@ from contentapi.app import create_app
 from tests.api.strapi_db.expected import DELIBERATE, normalise
 from tests.api.strapi_db.snapshot import Snapshot, read_users, take_snapshot
 from tests.conftest import BACKENDS, MODELS, POSTGRES_ADMIN_URL, AppHandle, make_settings
-from tests.support.pgdump import restore_plain_dump
+from tests.support.pgdump import restored_database
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "strapi-db"
 SETTINGS = json.loads((FIXTURE / "settings.json").read_text())
@@ -56,10 +54,6 @@ NOTIFY_FUNCTIONS = {
 # Strapi's generated JWT secret is 16 random bytes in base64 (24 characters): PyJWT finds it
 # short, but it is the secret Strapi's users' tokens are signed with.
 pytestmark = pytest.mark.filterwarnings("ignore::jwt.warnings.InsecureKeyLengthWarning")
-
-
-def _asyncpg(url: str) -> str:
-    return url.replace("postgresql+asyncpg://", "postgresql://")
 
 
 class StrapiDatabase:
@@ -97,15 +91,9 @@ async def strapi_db():
     """Not parametrized by ``backend``: the fixture exists for PostgreSQL only."""
     if "postgres" not in BACKENDS:
         pytest.skip("the fixture is a PostgreSQL database (CONTENTAPI_TEST_BACKENDS leaves it out)")
-    name = f"contentapi_test_strapi_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(_asyncpg(POSTGRES_ADMIN_URL), timeout=10)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await admin.close()
-    url = f"{POSTGRES_ADMIN_URL.rpartition('/')[0]}/{name}"
-    try:
-        await restore_plain_dump(_asyncpg(url), FIXTURE / "strapi.sql")
+    async with restored_database(
+        POSTGRES_ADMIN_URL, FIXTURE / "strapi.sql", "contentapi_test_strapi"
+    ) as url:
         engine = create_async_engine(url)
         try:
             before = await take_snapshot(engine)
@@ -126,12 +114,6 @@ async def strapi_db():
                 await handle.__aexit__()
         finally:
             await engine.dispose()
-    finally:
-        admin = await asyncpg.connect(_asyncpg(POSTGRES_ADMIN_URL), timeout=10)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
 
 
 def _label(answer: dict[str, Any]) -> str:
