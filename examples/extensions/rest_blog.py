@@ -8,7 +8,8 @@ project folder). It shows each kind once:
   permission needed), their ``delete`` is not served at all, and creating one goes through a
   middleware that refuses any body but JSON (a middleware answering itself);
 - an owner policy: an article may be updated only by the signed-in user whose e-mail is the
-  article's ``contactEmail`` (``is-owner``, a named policy GraphQL could use too);
+  article's ``contactEmail`` (``is-owner``, a named policy: ``updateArticle`` in GraphQL
+  uses it too);
 - a middleware adding a header to every article read by id;
 - a wrapped controller: ``find`` of articles answers as the core one, plus each article's
   ``titleLength``;
@@ -37,12 +38,14 @@ CATEGORY = "api::category.category"
 USER = "plugin::users-permissions.user"
 
 
-async def is_owner(context: RestContext, app: App) -> bool:
-    """The caller is the user whose e-mail is the article's ``contactEmail``."""
+async def is_owner(context: Any, app: App) -> bool:
+    """The caller is the user whose e-mail is the article's ``contactEmail``. One policy for
+    both protocols: REST's and GraphQL's contexts both have ``state`` (the caller) and ``args``
+    (``id``: the path's, the mutation's)."""
     if context.state.user_id is None:
         return False
-    entries = context.services.entries
-    article = await entries.find_one(ARTICLE, int(context.args["entry_id"]), ReadQuery())
+    entries = app.runtime.entries
+    article = await entries.find_one(ARTICLE, int(context.args["id"]), ReadQuery())
     user = await entries.find_one(USER, context.state.user_id, ReadQuery())
     return bool(article and user and article.get("contactEmail") == user.get("email"))
 
@@ -137,3 +140,7 @@ def register(app: App) -> None:
     app.rest.route("GET", "/articles/:slug/related", related, uid=ARTICLE, name="related")
     app.rest.use(server_timing)
     app.services.override(CATEGORY, "create", create_with_slug)
+    # the same policy on GraphQL's mutation
+    app.graphql.extension_service.use(
+        {"resolvers_config": {"Mutation.updateArticle": {"policies": ["is-owner"]}}}
+    )

@@ -18,9 +18,11 @@ controllers, policies and middlewares (``docs/customization.md`` maps each to it
 Policies and middlewares are the named registries GraphQL's ``resolvers_config`` uses
 (``app.policies``, ``app.middlewares``) or inline callables. The order around an action is
 Strapi's (``compose-endpoint.js``): authentication and the permission check, the policies, the
-route's middlewares, then the action. A policy ``(context, app)`` passes by returning ``True``
-or nothing (Strapi's ``[true, undefined]``); anything else refuses with 403 ``PolicyError``
-"Policy Failed". A middleware ``(context, call_next)`` returns the response, ``call_next()``'s
+route's middlewares, then the action. A policy ``(context, app)`` passes by returning a truthy
+value; a falsy one — ``None`` included, as in GraphQL's policies, so that one policy means the
+same in both protocols and one that forgets to answer refuses — answers 403 ``PolicyError``
+"Policy Failed" (Strapi's REST lets ``undefined`` through; Python has no such value). A
+middleware ``(context, call_next)`` returns the response, ``call_next()``'s
 or its own. With nothing customized the core routes run exactly as before: a type's actions
 look up their rules once, and find none.
 """
@@ -38,6 +40,7 @@ from starlette.responses import Response
 
 from contentapi.auth.actor import Actor, may
 from contentapi.errors import ForbiddenError, PolicyError, UnauthorizedError, ValidationError
+from contentapi.http.body import read_json_object
 from contentapi.http.params import query_params
 from contentapi.http.responses import OrjsonResponse
 
@@ -92,6 +95,11 @@ class RestContext:
     def args(self) -> dict[str, Any]:
         return self.params
 
+    async def body(self) -> dict[str, Any]:
+        """The request's JSON object, read as the core routes read theirs: within the body
+        limit, a malformed or non-object body answered 400 in the contract's shape."""
+        return await read_json_object(self.request)
+
     def content_type(self, uid: str) -> Any:
         return self.services.entries.registry.content_types[uid]
 
@@ -145,8 +153,7 @@ class ActionRules:
     async def run(self, context: RestContext, action: Callable[[], Awaitable[Any]]) -> Response:
         """The policies, then the middlewares around the controller (or the action)."""
         for policy in self.policies:
-            allowed = await _settle(policy(context, self.app))
-            if allowed is not True and allowed is not None:
+            if not await _settle(policy(context, self.app)):
                 raise PolicyError()
 
         async def innermost() -> Response:

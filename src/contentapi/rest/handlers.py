@@ -62,9 +62,9 @@ class Resource:
             actor = await self.services.callers.require(request, self._action(action))
             return OrjsonResponse(await core(request, actor, *args))
         actor = await rules.caller(self.services.callers, request)
-        context = RestContext(
-            request, actor, self._action(action), dict(request.path_params), self.services
-        )
+        # the entry's id as Strapi's ``ctx.params.id`` (GraphQL's policies read ``args.id``)
+        params = {"id" if k == "entry_id" else k: v for k, v in request.path_params.items()}
+        context = RestContext(request, actor, self._action(action), params, self.services)
         return await rules.run(context, lambda: core(request, actor, *args))
 
     def _parser(self, actor: Actor) -> QueryParser:

@@ -6,10 +6,13 @@ customizations that cannot be applied failing start-up in one line."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import types
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from openapi_spec_validator import validate
 from typer.testing import CliRunner
@@ -17,6 +20,7 @@ from typer.testing import CliRunner
 from contentapi.cli import app as cli
 from contentapi.extensions import ExtensionError
 from tests.conftest import ADMIN_TOKEN, MODELS
+from tests.support.server import ServerProcess
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 EXAMPLE = "examples.extensions.rest_blog"
@@ -120,6 +124,21 @@ async def test_the_owner_policy_refuses_another_users_update(blog):
     assert allowed.json()["data"]["attributes"]["title"] == "Still mine"
     # the API token is no user: refused too
     assert (await client.put(path, json={"data": {}}, headers=ADMIN)).status_code == 403
+    # the same named policy on GraphQL's updateArticle
+    mutation = (
+        'mutation($id: ID!) { updateArticle(id: $id, data: {title: "Via GraphQL"}) '
+        "{ data { attributes { title } } } }"
+    )
+    variables = {"id": str(article.json()["data"]["id"])}
+    refused = await client.post(
+        "/graphql", json={"query": mutation, "variables": variables}, headers=other
+    )
+    assert refused.json()["errors"][0]["message"] == "Policy Failed"
+    assert refused.json()["errors"][0]["extensions"]["code"] == "FORBIDDEN"
+    allowed = await client.post(
+        "/graphql", json={"query": mutation, "variables": variables}, headers=owner
+    )
+    assert allowed.json()["data"]["updateArticle"]["data"]["attributes"] == {"title": "Via GraphQL"}
 
 
 async def test_a_wrapped_find_adds_a_computed_attribute(blog):
@@ -282,3 +301,61 @@ async def test_the_openapi_document_has_the_custom_route_and_not_the_disabled_ac
     assert "Permission: `api::article.article.related`" in related["description"]
     assert "delete" not in paths["/api/categories/{id}"]
     assert {"get", "put"} <= set(paths["/api/categories/{id}"])
+
+
+async def test_the_example_served_by_contentapi_serve(databases):
+    """The same extension in a real server process, over a socket."""
+    server = ServerProcess(
+        await databases.new_url(),
+        MODELS,
+        CONTENTAPI_EXTENSIONS=EXAMPLE,
+        PYTHONPATH=str(Path(__file__).resolve().parents[3]),  # the server runs elsewhere
+    )
+    await asyncio.to_thread(server.start)
+    try:
+        async with httpx.AsyncClient(base_url=server.base_url) as client:
+            public = await client.get("/api/categories")
+            assert public.status_code == 200, public.text
+            assert public.headers["server-timing"].startswith("app;dur=")
+            made = await client.post(
+                "/api/categories", json={"data": {"name": "Over HTTP"}}, headers=server.headers
+            )
+            assert made.json()["data"]["attributes"]["slug"] == "over-http"
+            related = await client.get("/api/articles/none/related", headers=server.headers)
+            assert related.json() == {"data": [], "meta": {}}
+            assert (await client.get("/api/articles/none/related")).status_code == 403
+    finally:
+        server.stop()
+    assert "Traceback" not in server.log
+
+
+async def test_a_policy_answering_nothing_refuses_and_a_custom_body_is_read_as_the_core_reads(
+    start_app,
+):
+    async def echo(context):
+        body = await context.body()
+        return {"received": body, "user": context.state.kind}
+
+    def register(app):
+        app.rest.core_router(
+            "api::category.category", config={"find": {"policies": [lambda context, app: None]}}
+        )
+        app.rest.route("POST", "/categories/echo", echo, uid="api::category.category", name="echo")
+
+    name = _module("inline_rest", register)
+    try:
+        handle = await start_app(extensions=name)
+    finally:
+        sys.modules.pop(name, None)
+    client = handle.client
+    refused = await client.get("/api/categories", headers=ADMIN)
+    assert refused.status_code == 403 and refused.json()["error"]["name"] == "PolicyError"
+    echoed = await client.post("/api/categories/echo", json={"a": [1]}, headers=ADMIN)
+    assert echoed.json() == {"received": {"a": [1]}, "user": "api-token"}
+    malformed = await client.post(
+        "/api/categories/echo",
+        content=b"{not json",
+        headers={**ADMIN, "Content-Type": "application/json"},
+    )
+    assert malformed.status_code == 400
+    assert malformed.json()["error"]["name"] == "ValidationError"
