@@ -93,6 +93,7 @@ HEAVY_FILES = (
     "tests/api/mail/test_email_confirmation.py",
     "tests/api/mail/test_password_reset.py",
     "tests/api/events/test_cli_webhooks.py",
+    "tests/api/extensions/test_rest_customization.py",
     "tests/api/security/test_statement_timeout.py",
 )
 #: one heavy file among this many files at the head of the queue

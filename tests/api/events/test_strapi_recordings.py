@@ -95,6 +95,13 @@ def _headers(headers: dict[str, str]) -> list[tuple[str, str]]:
     return [(k, v) for k, v in headers.items() if k not in TRANSPORT and k not in OURS]
 
 
+@pytest.fixture(autouse=True)
+def no_gathering(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dispatcher woken by a write waits 0.2 s for more writes to join its turn; here each
+    step waits for its deliveries, so that wait would be most of the test's time."""
+    monkeypatch.setattr("contentapi.events.dispatch.COALESCE_SECONDS", 0.0)
+
+
 async def _send(client, request: dict[str, Any]):
     method, path, body = request["method"], request["path"], request.get("body")
     if isinstance(body, dict) and "multipart/form-data" in body:

@@ -30,6 +30,13 @@ SETTINGS = {
 ENTRY_EVENTS = ["entry.create", "entry.update", "entry.delete"]
 
 
+@pytest.fixture(autouse=True)
+def no_gathering(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dispatcher woken by a write waits 0.2 s for more writes to join its turn (under
+    load, fewer turns); these tests write one at a time and wait for each delivery."""
+    monkeypatch.setattr("contentapi.events.dispatch.COALESCE_SECONDS", 0.0)
+
+
 @pytest.fixture
 async def hooked(reused_app):
     handle = await reused_app(**SETTINGS)
