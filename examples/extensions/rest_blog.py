@@ -30,6 +30,7 @@ from typing import Any
 from starlette.responses import JSONResponse, Response
 
 from contentapi.extensions import App
+from contentapi.http.params import parse_entry_id
 from contentapi.query.ast import ReadQuery
 from contentapi.rest.customize import RestContext
 
@@ -45,7 +46,8 @@ async def is_owner(context: Any, app: App) -> bool:
     if context.state.user_id is None:
         return False
     entries = app.runtime.entries
-    article = await entries.find_one(ARTICLE, int(context.args["id"]), ReadQuery())
+    # a bad id is the core's 404, as without the policy (never a 500)
+    article = await entries.find_one(ARTICLE, parse_entry_id(str(context.args["id"])), ReadQuery())
     user = await entries.find_one(USER, context.state.user_id, ReadQuery())
     return bool(article and user and article.get("contactEmail") == user.get("email"))
 

@@ -124,6 +124,9 @@ async def test_the_owner_policy_refuses_another_users_update(blog):
     assert allowed.json()["data"]["attributes"]["title"] == "Still mine"
     # the API token is no user: refused too
     assert (await client.put(path, json={"data": {}}, headers=ADMIN)).status_code == 403
+    # a bad id is a 404 through the policy too, never a 500
+    bad = await client.put("/api/articles/abc", json={"data": {}}, headers=owner)
+    assert bad.status_code == 404
     # the same named policy on GraphQL's updateArticle
     mutation = (
         'mutation($id: ID!) { updateArticle(id: $id, data: {title: "Via GraphQL"}) '
