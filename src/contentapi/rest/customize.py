@@ -43,6 +43,10 @@ from contentapi.errors import ForbiddenError, PolicyError, UnauthorizedError, Va
 from contentapi.http.body import read_json_object
 from contentapi.http.params import query_params
 from contentapi.http.responses import OrjsonResponse
+from contentapi.http.services import ContentServices
+from contentapi.query.ast import ReadQuery
+from contentapi.query.parse import QueryParser
+from contentapi.schema.model import ContentType
 
 __all__ = [
     "CORE_ACTIONS",
@@ -83,8 +87,9 @@ class RestContext:
     state: Actor
     action: str
     params: dict[str, Any]
-    #: the application's services (``app.runtime``): entries, query parser, serializer
-    services: Any = None
+    #: the content services: ``entries`` (the entry service, extensions' overrides applied),
+    #: ``query_parser``, ``serializer``, ``callers``
+    services: ContentServices
     type: str = "koa"
 
     @property
@@ -100,24 +105,24 @@ class RestContext:
         limit, a malformed or non-object body answered 400 in the contract's shape."""
         return await read_json_object(self.request)
 
-    def content_type(self, uid: str) -> Any:
+    def content_type(self, uid: str) -> ContentType:
         return self.services.entries.registry.content_types[uid]
 
-    def list_query(self, uid: str, params: Mapping[str, Any] | None = None) -> Any:
+    def list_query(self, uid: str, params: Mapping[str, Any] | None = None) -> ReadQuery:
         """``params`` (the request's query string when None) read as a list query of
         ``uid`` with the core's rules for this caller: private attributes refused, populate
         only through what the caller may ``find``."""
         return self._parser().read_query(self.content_type(uid), self._params(params))
 
-    def entry_query(self, uid: str, params: Mapping[str, Any] | None = None) -> Any:
+    def entry_query(self, uid: str, params: Mapping[str, Any] | None = None) -> ReadQuery:
         """As ``list_query``, for one entry (``fields``, ``populate``, ``locale`` …)."""
         return self._parser().entry_query(self.content_type(uid), self._params(params))
 
-    def _parser(self) -> Any:
+    def _parser(self) -> QueryParser:
         actor = self.state
         return self.services.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
 
-    def _params(self, params: Mapping[str, Any] | None) -> Any:
+    def _params(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
         return query_params(self.request) if params is None else dict(params)
 
 
