@@ -36,7 +36,13 @@ from contentapi.entries.events import PUBLICATION_EVENTS, EntryEvents
 from contentapi.errors import ServiceUnavailableError
 from contentapi.events.http_client import HttpClient, WebhookSendError
 from contentapi.events.listeners import ChangeEvent, EventListeners
-from contentapi.events.request import post, private_target, request, webhook_client
+from contentapi.events.request import (
+    RefusedTarget,
+    post,
+    private_target,
+    request,
+    webhook_client,
+)
 from contentapi.events.webhooks import list_webhooks
 
 __all__ = ["Dispatcher"]
@@ -360,11 +366,7 @@ class Dispatcher:
         """Send one claimed delivery; the columns of its outcome."""
         if delivery.url is None or not delivery.enabled:
             return self._finished(FAILED, None, "the webhook was deleted or disabled", 0)
-        if not self.settings.webhooks_private_allowed:
-            address = await private_target(delivery.url)
-            if address is not None:
-                reason = f"{address} is a private address (CONTENTAPI_WEBHOOKS_ALLOW_PRIVATE)"
-                return self._finished(FAILED, None, reason, 0)
+        refuse = None if self.settings.webhooks_private_allowed else _refuse_private
         secret = self.settings.webhooks_secret
         built = request(
             delivery.url,
@@ -379,7 +381,9 @@ class Dispatcher:
         assert self._client is not None
         started = time.monotonic()
         try:
-            status, text = await post(self._client, built)
+            status, text = await post(self._client, built, refuse)
+        except RefusedTarget as error:  # every hop is checked: a redirect may lead inside
+            return self._finished(FAILED, None, str(error), _ms(started))
         except (WebhookSendError, TimeoutError) as error:
             return self._retry_or_fail(delivery, None, repr(error), started)
         if 200 <= status < 300:
@@ -436,6 +440,14 @@ class Dispatcher:
                     ~open_deliveries,
                 )
             )
+
+
+async def _refuse_private(url: str) -> str | None:
+    """Why a production server may not send to ``url`` (``webhooks_allow_private``)."""
+    address = await private_target(url)
+    if address is None:
+        return None
+    return f"{address} is a private address (CONTENTAPI_WEBHOOKS_ALLOW_PRIVATE)"
 
 
 def _ms(started: float) -> int:

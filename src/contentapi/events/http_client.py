@@ -11,9 +11,10 @@ writes a second on two cores that difference was most of what a webhook cost the
 What it does: http and https (the system's certificates), one pool of idle connections per
 origin, a total timeout per request, an answer's body read to its end (the first 2,000 bytes
 kept) so that its connection can carry the next request, or the connection closed when the
-receiver asks for it or the answer is too long to be worth reading. No redirects are followed
-and no cookies kept. A connection found closed when it is reused (the receiver dropped it
-while idle) is replaced once, before anything of the answer arrived.
+receiver asks for it or the answer is too long to be worth reading. No cookies are kept; a
+redirect is answered with its ``Location`` and followed by the caller (``request.post``). A
+connection found closed when it is reused (the receiver dropped it while idle) is replaced
+once, before anything of the answer arrived.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class _Answer:
     length: int = 0
     headers_done: bool = False
     keep_alive: bool = False
+    location: str | None = None
 
 
 class _Connection(asyncio.Protocol):
@@ -81,6 +83,10 @@ class _Connection(asyncio.Protocol):
         self._fail(WebhookSendError("the receiver closed the connection"))
 
     # ---------------------------------------------------------------- httptools
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if name.lower() == b"location":
+            self.answer.location = value.decode("latin-1")
 
     def on_headers_complete(self) -> None:
         self.answer.status = self.parser.get_status_code()
@@ -155,8 +161,15 @@ class HttpClient:
 
     async def post(self, url: str, headers: dict[str, str], body: bytes) -> tuple[int, str]:
         """Send; the answer's status and the start of its body."""
+        status, text, _ = await self.send("POST", url, headers, body)
+        return status, text
+
+    async def send(
+        self, method: str, url: str, headers: dict[str, str], body: bytes
+    ) -> tuple[int, str, str | None]:
+        """Send; the answer's status, the start of its body and its ``Location``."""
         target = _target(url)
-        head = self._head(target, headers, len(body))
+        head = self._head(method, target, headers, len(body))
         async with asyncio.timeout(self.timeout):
             connection, reused = await self._connection(target)
             try:
@@ -171,7 +184,8 @@ class HttpClient:
             self._idle.setdefault((target.secure, target.host, target.port), []).append(connection)
         else:
             connection.close()
-        return answer.status, bytes(answer.body).decode("utf-8", "replace")[:500]
+        text = bytes(answer.body).decode("utf-8", "replace")[:500]
+        return answer.status, text, answer.location
 
     @staticmethod
     async def _exchange(connection: _Connection, head: bytes, body: bytes) -> _Answer:
@@ -222,8 +236,8 @@ class HttpClient:
         return self._tls
 
     @staticmethod
-    def _head(target: _Target, headers: dict[str, str], length: int) -> bytes:
-        lines = [b"POST " + target.path + b" HTTP/1.1"]
+    def _head(method: str, target: _Target, headers: dict[str, str], length: int) -> bytes:
+        lines = [method.encode() + b" " + target.path + b" HTTP/1.1"]
         for name, value in headers.items():
             line = f"{name}: {value}"
             if "\r" in line or "\n" in line:

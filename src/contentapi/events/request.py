@@ -14,19 +14,20 @@ import hashlib
 import hmac
 import ipaddress
 import socket
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import orjson
 
-from contentapi.events.http_client import HttpClient
+from contentapi.events.http_client import HttpClient, WebhookSendError
 from contentapi.values import format_datetime
 
 __all__ = [
     "EVENT_ID_HEADER",
     "SIGNATURE_HEADER",
+    "RefusedTarget",
     "WebhookRequest",
     "post",
     "private_target",
@@ -77,10 +78,40 @@ def webhook_client(timeout: float) -> HttpClient:
     return HttpClient(timeout)
 
 
-async def post(client: HttpClient, built: WebhookRequest) -> tuple[int, str]:
+class RefusedTarget(WebhookSendError):
+    """``refuse`` gave a reason not to send to a URL (not retried)."""
+
+
+#: node-fetch's default (Strapi 4.25's webhook runner posts through node-fetch 2)
+MAX_REDIRECTS = 20
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+async def post(
+    client: HttpClient,
+    built: WebhookRequest,
+    refuse: Callable[[str], Awaitable[str | None]] | None = None,
+) -> tuple[int, str]:
     """Send ``built``; the answer's status and the start of its body (for the delivery log).
-    Redirects are not followed: the target checked is the one reached."""
-    return await client.post(built.url, built.headers, built.body)
+
+    Redirects are followed as node-fetch 2 follows them (Strapi's webhooks): up to 20; a
+    303, or a 301 or 302 of the POST, continues as a GET without body, a 307 or 308 sends the
+    same POST again. ``refuse(url)`` is asked before each hop (the private-address check): a
+    reason it gives ends the delivery with ``WebhookSendError``."""
+    method, url, headers, body = "POST", built.url, built.headers, built.body
+    for _ in range(MAX_REDIRECTS + 1):
+        if refuse is not None:
+            reason = await refuse(url)
+            if reason is not None:
+                raise RefusedTarget(reason)
+        status, text, location = await client.send(method, url, headers, body)
+        if status not in _REDIRECTS or not location:
+            return status, text
+        url = urljoin(url, location)
+        if status == 303 or (status in (301, 302) and method == "POST"):
+            method, body = "GET", b""
+            headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+    raise WebhookSendError(f"more than {MAX_REDIRECTS} redirects")
 
 
 def _merged(base: Mapping[str, str], winning: Mapping[str, str]) -> dict[str, str]:

@@ -1,6 +1,7 @@
 """The webhook deliveries' HTTP client (``events/http_client.py``) against a raw local server
 whose answers each test writes byte for byte: lengths, chunks, answers ended by the close,
-kept-alive connections reused and replaced, long answers, timeouts, refused header values."""
+kept-alive connections reused and replaced, long answers, timeouts, refused header values —
+and redirects followed as Strapi's node-fetch follows them (``events/request.py``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from contentapi.events.http_client import HttpClient, WebhookSendError
+from contentapi.events.request import RefusedTarget, WebhookRequest, post
 
 Answer = Callable[[int], bytes | None]
 
@@ -130,3 +132,37 @@ async def test_refused_before_sending():
             await client.post("ftp://example.com/hook", {}, b"")
         with pytest.raises(WebhookSendError, match="cannot connect"):
             await client.post("http://127.0.0.1:9/hook", {}, b"")
+
+
+async def test_redirects_are_followed_as_node_fetch_follows_them():
+    def answer(n: int) -> bytes:
+        hops = {
+            1: b"HTTP/1.1 307 Temporary\r\nLocation: /again\r\nContent-Length: 0\r\n\r\n",
+            2: b"HTTP/1.1 303 See Other\r\nLocation: /read\r\nContent-Length: 0\r\n\r\n",
+        }
+        return hops.get(n, b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ndone")
+
+    async with raw_server(answer) as server, HttpClient(5) as client:
+        built = WebhookRequest(server.url, {"Content-Type": "application/json"}, b'{"a":1}')
+        assert await post(client, built) == (200, "done")
+    _, again, read = server.requests
+    assert again.startswith(b"POST /again HTTP/1.1") and again.endswith(b'{"a":1}')
+    assert read.startswith(b"GET /read HTTP/1.1") and read.endswith(b"\r\n\r\n")
+    assert b"Content-Type" not in read
+
+
+async def test_redirect_loops_and_refused_hops_end_the_delivery():
+    looping = b"HTTP/1.1 302 Found\r\nLocation: /hook\r\nContent-Length: 0\r\n\r\n"
+    async with raw_server(lambda _: looping) as server, HttpClient(5) as client:
+        with pytest.raises(WebhookSendError, match="more than 20 redirects"):
+            await post(client, WebhookRequest(server.url, {}, b"{}"))
+    assert len(server.requests) == 21
+
+    async def refuse(url: str) -> str | None:
+        return "not there" if url.endswith("/inside") else None
+
+    inside = b"HTTP/1.1 308 Permanent\r\nLocation: /inside\r\nContent-Length: 0\r\n\r\n"
+    async with raw_server(lambda _: inside) as server, HttpClient(5) as client:
+        with pytest.raises(RefusedTarget, match="not there"):
+            await post(client, WebhookRequest(server.url, {}, b"{}"), refuse)
+    assert len(server.requests) == 1  # the refused hop was never asked

@@ -431,3 +431,31 @@ async def test_a_busy_dispatcher_vacuums_the_feeds_tables(reused_app, backend, m
             return all(after[name] > before.get(name, 0) for name in after) and len(after) == 2
 
         await eventually(vacuumed, "a vacuum of both tables")
+
+
+async def test_a_private_target_is_refused_where_private_targets_are_not_allowed(reused_app):
+    """``CONTENTAPI_WEBHOOKS_ALLOW_PRIVATE=false`` (production's default): a loopback receiver
+    gets nothing; the delivery fails at once, its reason logged (every redirect hop is checked
+    the same way: ``test_http_client.py``)."""
+    handle = await reused_app(**SETTINGS, webhooks_allow_private=False)
+    async with receiving() as receiver:
+        async with handle.runtime.database.write() as conn:
+            await create_webhook(conn, "inside", receiver.url, {}, ENTRY_EVENTS)
+        made = await handle.client.post(
+            "/api/categories", json={"data": {"name": "Kept", "slug": "kept"}}, headers=ADMIN
+        )
+        assert made.status_code == 200, made.text
+        query = select(webhook_deliveries.c.status, webhook_deliveries.c.last_error).where(
+            webhook_deliveries.c.webhook_name == "inside"
+        )
+
+        async def failed() -> bool:
+            async with handle.runtime.database.read() as conn:
+                rows = (await conn.execute(query)).all()
+            return bool(rows) and rows[0].status == "failed"
+
+        await eventually(failed, "the delivery failed")
+        async with handle.runtime.database.read() as conn:
+            row = (await conn.execute(query)).one()
+        assert "127.0.0.1 is a private address" in row.last_error
+        assert receiver.requests == []
