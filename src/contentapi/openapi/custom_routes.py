@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from contentapi.openapi.responses import json_ok, operation
+from contentapi.rest.core_routes import core_routes
 from contentapi.rest.customize import RestCustomization
 from contentapi.schema.registry import Registry
 
@@ -16,21 +17,6 @@ __all__ = ["customized_paths"]
 Schema = dict[str, Any]
 
 _TYPES = {int: "integer", float: "number", str: "string"}
-#: a core operation's (method, document path suffix, action)
-_COLLECTION = (
-    ("get", "", "find"),
-    ("post", "", "create"),
-    ("get", "/{id}", "findOne"),
-    ("put", "/{id}", "update"),
-    ("delete", "/{id}", "delete"),
-    ("post", "/{id}/localizations", "createLocalization"),
-)
-_SINGLE = (
-    ("get", "", "find"),
-    ("put", "", "update"),
-    ("delete", "", "delete"),
-    ("post", "/localizations", "createLocalization"),
-)
 
 
 def customized_paths(
@@ -39,19 +25,14 @@ def customized_paths(
     """``paths`` without the disabled core operations, with the custom routes added."""
     paths = {path: dict(item) for path, item in paths.items()}
     for content_type in registry.content_types.values():
-        if content_type.is_builtin:
-            continue
-        base = (
-            f"/api/{content_type.singular_name}"
-            if content_type.is_single
-            else f"/api/{content_type.plural_name}"
-        )
-        for method, suffix, action in _SINGLE if content_type.is_single else _COLLECTION:
-            item = paths.get(base + suffix)
-            if item is not None and not customization.enabled(content_type.uid, action):
-                item.pop(method, None)
+        for core in core_routes(content_type):
+            # the document names the entry's id `id`
+            path = "/api" + core.path.replace("{entry_id}", "{id}")
+            item = paths.get(path)
+            if item is not None and not customization.enabled(content_type.uid, core.action):
+                item.pop(core.method.lower(), None)
                 if not any(key != "parameters" for key in item):
-                    del paths[base + suffix]
+                    del paths[path]
     for route in customization.routes:
         content_type = registry.content_types[route.uid]
         declared = getattr(route.handler, "response_schema", None)

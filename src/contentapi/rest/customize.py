@@ -46,6 +46,7 @@ from contentapi.http.responses import OrjsonResponse
 from contentapi.http.services import ContentServices
 from contentapi.query.ast import ReadQuery
 from contentapi.query.parse import QueryParser
+from contentapi.rest.core_routes import core_routes
 from contentapi.schema.model import ContentType
 
 __all__ = [
@@ -415,30 +416,14 @@ class RestCustomization:
 
     def _core_paths(self) -> dict[tuple[str, str], str]:
         """(method, path shape) → the core action answering it, for every enabled action."""
-        found: dict[tuple[str, str], str] = {}
-        for content_type in self.registry.content_types.values():
-            if content_type.is_builtin:
-                continue
-            uid = content_type.uid
-            if content_type.is_single:
-                base = f"/{content_type.singular_name}"
-                paths = [("GET", base, "find"), ("PUT", base, "update"), ("DELETE", base, "delete")]
-                paths.append(("POST", f"{base}/localizations", "createLocalization"))
-            else:
-                base = f"/{content_type.plural_name}"
-                item = f"{base}/{{entry_id}}"
-                paths = [
-                    ("GET", base, "find"),
-                    ("POST", base, "create"),
-                    ("GET", item, "findOne"),
-                    ("PUT", item, "update"),
-                    ("DELETE", item, "delete"),
-                    ("POST", f"{item}/localizations", "createLocalization"),
-                ]
-            for method, path, action in paths:
-                if self.enabled(uid, action):
-                    found[(method, _shape(path))] = f"{method} /api{path} ({uid}.{action})"
-        return found
+        return {
+            (route.method, _shape(route.path)): (
+                f"{route.method} /api{route.path} ({content_type.uid}.{route.action})"
+            )
+            for content_type in self.registry.content_types.values()
+            for route in core_routes(content_type)
+            if self.enabled(content_type.uid, route.action)
+        }
 
     def _content_type(self, uid: str) -> Any:
         content_type = self.registry.content_types.get(uid)

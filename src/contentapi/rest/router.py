@@ -12,6 +12,7 @@ from starlette.responses import Response
 
 from contentapi.events.feed import ChangeFeed
 from contentapi.http.services import ContentServices
+from contentapi.rest.core_routes import core_routes
 from contentapi.rest.customize import (
     ActionRules,
     CustomRoute,
@@ -43,15 +44,6 @@ def build_content_router(
                 name=route.action,
             )
 
-    def enabled(uid: str, action: str) -> bool:
-        return customization is None or customization.enabled(uid, action)
-
-    def add(uid: str, path: str, endpoint: Callable[..., Any], actions: dict[str, str]) -> None:
-        """``path`` for the methods whose action is enabled (none: no route, a 404)."""
-        methods = [method for method, action in actions.items() if enabled(uid, action)]
-        if methods:
-            router.add_api_route(path, endpoint, methods=methods)
-
     for content_type in registry.content_types.values():
         if content_type.is_builtin:
             continue  # served by the users package with Strapi's own shapes
@@ -63,41 +55,36 @@ def build_content_router(
         router.add_api_route(
             f"/{path}/events", EventStream(content_type, services, feed), methods=["GET"]
         )
-        if content_type.is_single:
-            add(
-                uid,
-                f"/{content_type.singular_name}",
-                resource.single,
-                {"GET": "find", "PUT": "update", "DELETE": "delete"},
-            )
-            if content_type.localized:
-                add(
-                    uid,
-                    f"/{content_type.singular_name}/localizations",
-                    resource.single_localizations,
-                    {"POST": "createLocalization"},
-                )
-            continue
-        add(
-            uid,
-            f"/{content_type.plural_name}",
-            resource.collection,
-            {"GET": "find", "POST": "create"},
-        )
-        add(
-            uid,
-            f"/{content_type.plural_name}/{{entry_id}}",
-            resource.item,
-            {"GET": "findOne", "PUT": "update", "DELETE": "delete"},
-        )
-        if content_type.localized:
-            add(
-                uid,
-                f"/{content_type.plural_name}/{{entry_id}}/localizations",
-                resource.localizations,
-                {"POST": "createLocalization"},
-            )
+        # one endpoint per path, for the methods whose action is served (none: no route, 404)
+        endpoints = _endpoints(resource, content_type.is_single)
+        methods: dict[str, list[str]] = {}
+        handlers: dict[str, Callable[..., Any]] = {}
+        for core in core_routes(content_type):
+            if customization is None or customization.enabled(uid, core.action):
+                methods.setdefault(core.path, []).append(core.method)
+                handlers[core.path] = endpoints[core.action]
+        for route_path, allowed in methods.items():
+            router.add_api_route(route_path, handlers[route_path], methods=allowed)
     return router
+
+
+def _endpoints(resource: Resource, single: bool) -> dict[str, Callable[..., Any]]:
+    """The handler of each core action (one handler per path: a 405 lists its methods)."""
+    if single:
+        return {
+            "find": resource.single,
+            "update": resource.single,
+            "delete": resource.single,
+            "createLocalization": resource.single_localizations,
+        }
+    return {
+        "find": resource.collection,
+        "create": resource.collection,
+        "findOne": resource.item,
+        "update": resource.item,
+        "delete": resource.item,
+        "createLocalization": resource.localizations,
+    }
 
 
 def _custom_endpoint(
