@@ -15,10 +15,11 @@ earlier, before the models are read (``declare_custom_fields``).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import graphql
@@ -61,15 +62,23 @@ class NamedHandlers:
         return self._handlers.get(name)
 
     def resolve(self, reference: Any, where: str) -> Callable[..., Any]:
-        """A name or an inline callable, as ``resolvers_config`` lists them."""
+        """A name, an inline callable, or Strapi's ``{"name": …, "config": {…}}`` — the
+        registered handler then called with ``config=`` that mapping as a keyword."""
         if callable(reference):
             return reference
+        if isinstance(reference, Mapping) and set(reference) <= {"name", "config"}:
+            named = self.resolve(reference.get("name"), where)
+            if "config" not in reference:
+                return named
+            return functools.partial(named, config=reference["config"])
         if isinstance(reference, str):
             found = self._handlers.get(reference)
             if found is None:
                 raise ExtensionError(f"{where}: no {self.kind} is registered as {reference!r}")
             return found
-        raise ExtensionError(f"{where}: a {self.kind} is a registered name or a callable")
+        raise ExtensionError(
+            f"{where}: a {self.kind} is a registered name, a callable or {{'name', 'config'}}"
+        )
 
 
 class GraphQLCustomization:

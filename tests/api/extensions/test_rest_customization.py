@@ -362,3 +362,30 @@ async def test_a_policy_answering_nothing_refuses_and_a_custom_body_is_read_as_t
     )
     assert malformed.status_code == 400
     assert malformed.json()["error"]["name"] == "ValidationError"
+
+
+async def test_a_policy_with_its_config_as_strapi_writes_it(start_app):
+    """``{"name": "has-header", "config": {...}}``: the registered policy gets ``config=``."""
+
+    def has_header(context, app, config):
+        return context.request.headers.get(config["header"]) == config["value"]
+
+    def register(app):
+        app.policies.register("has-header", has_header)
+        app.rest.core_router(
+            "api::category.category",
+            config={
+                "find": {
+                    "auth": False,
+                    "policies": [{"name": "has-header", "config": {"header": "x-k", "value": "1"}}],
+                }
+            },
+        )
+
+    name = _module("configured_policy", register)
+    try:
+        handle = await start_app(extensions=name)
+    finally:
+        sys.modules.pop(name, None)
+    assert (await handle.client.get("/api/categories")).status_code == 403
+    assert (await handle.client.get("/api/categories", headers={"X-K": "1"})).status_code == 200
