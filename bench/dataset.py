@@ -57,6 +57,17 @@ class Dataset:
         prolific = {b["author"] for b in self.books if b["pages"] > 900}
         return sum(1 for b in self.books if b["author"] in prolific)
 
+    def expected_related(self, author_prefix: str, tag_names: tuple[str, ...]) -> int:
+        """The related-attribute scenario: the author's name starts with ``author_prefix`` and
+        one of the tags is named in ``tag_names``."""
+        authors = {
+            number
+            for number, author in enumerate(self.authors, 1)
+            if author["name"].startswith(author_prefix)
+        }
+        tags = {number for number, tag in enumerate(self.tags, 1) if tag["name"] in tag_names}
+        return sum(1 for b in self.books if b["author"] in authors and tags & set(b["tags"]))
+
 
 def _date(rng: random.Random) -> str:
     return f"{rng.randint(1950, 2024)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"

@@ -47,6 +47,8 @@ def run_wrk(
         script.write('wrk.headers["Content-Type"] = "application/json"\n')
         if scenario.body is not None:
             script.write(f"wrk.body = [[{scenario.body}]]\n")
+        if scenario.lua_request is not None:
+            script.write(scenario.lua_request)
     output = subprocess.run(
         [
             ensure_wrk(),

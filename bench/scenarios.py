@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from bench.dataset import Dataset
 
@@ -29,6 +30,9 @@ class Scenario:
     body: str | None = None
     expected_total: int | None = None
     graphql: bool = False
+    #: a wrk ``request()`` function in Lua drawing each request (random ids); ``path`` and
+    #: ``body`` are then one such request, for the checks, the floor and the profiles
+    lua_request: str | None = None
 
     def verify(self, status: int, payload: Any) -> str | None:
         """Why the response is not what the scenario measures, or ``None`` when it is."""
@@ -58,8 +62,53 @@ class Scenario:
         return None
 
 
+#: the related-attribute filter: a to-one and a to-many relation, each on a related name
+RELATED_AUTHOR_PREFIX = "Author 2"
+RELATED_TAGS = ("tag-1", "tag-5", "tag-9")
+
+#: each wrk thread draws its own sequence of ids
+_SEEDED = """
+local threads = 0
+setup = function(thread)
+  threads = threads + 1
+  thread:set("seed", threads)
+end
+init = function(args)
+  math.randomseed(seed)
+end
+"""
+
+#: one entry with ``populate=*``, a random book each time
+_ONE_ENTRY_LUA = (
+    _SEEDED
+    + """
+request = function()
+  return wrk.format(nil, "/api/books/" .. math.random(1, {books}) .. "?populate=*")
+end
+"""
+)
+
+#: a PUT of a random book: a new rating, one random tag connected and another disconnected
+_PUT_LUA = (
+    _SEEDED
+    + """
+request = function()
+  local id = math.random(1, {books})
+  local body = string.format(
+    '{{"data": {{"rating": %.1f, "tags": {{"connect": [%d], "disconnect": [%d]}}}}}}',
+    math.random(10, 50) / 10, math.random(1, {tags}), math.random(1, {tags}))
+  return wrk.format(nil, "/api/books/" .. id, nil, body)
+end
+"""
+)
+
+
 def scenarios(data: Dataset) -> list[Scenario]:
     relations = "populate[author]=true&populate[tags]=true&populate[publisher]=true"
+    tags = "&".join(
+        f"filters[tags][name][$in][{index}]={name}" for index, name in enumerate(RELATED_TAGS)
+    )
+    books, tag_count = len(data.books), len(data.tags)
     return [
         Scenario(
             "list", "default list page (25)", "GET", "/api/books", expected_total=len(data.books)
@@ -95,7 +144,20 @@ def scenarios(data: Dataset) -> list[Scenario]:
             "/api/books?filters[author][books][pages][$gt]=900",
             expected_total=data.expected_deep(),
         ),
-        Scenario("one_entry", "one entry with populate=*", "GET", "/api/books/17?populate=*"),
+        Scenario(
+            "related_filter",
+            "filter on attributes of a to-one and a to-many relation",
+            "GET",
+            f"/api/books?filters[author][name][$startsWith]={quote(RELATED_AUTHOR_PREFIX)}&{tags}",
+            expected_total=data.expected_related(RELATED_AUTHOR_PREFIX, RELATED_TAGS),
+        ),
+        Scenario(
+            "one_entry",
+            "one entry with populate=*, random ids",
+            "GET",
+            "/api/books/17?populate=*",
+            lua_request=_ONE_ENTRY_LUA.format(books=books),
+        ),
         Scenario(
             "graphql",
             "GraphQL list with nested relations",
@@ -107,9 +169,10 @@ def scenarios(data: Dataset) -> list[Scenario]:
         ),
         Scenario(
             "put_connect",
-            "PUT with connect/disconnect",
+            "PUT with connect/disconnect, random ids",
             "PUT",
             "/api/books/25",
-            body='{"data": {"tags": {"connect": [1], "disconnect": [2]}}}',
+            body='{"data": {"rating": 3.5, "tags": {"connect": [1], "disconnect": [2]}}}',
+            lua_request=_PUT_LUA.format(books=books, tags=tag_count),
         ),
     ]

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Boolean, Column, Integer, MetaData, String, Table, select
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects.postgresql import asyncpg
 
 from contentapi.db.dialect import Dialect, PostgreSQL, SQLite, dialect_named
 from contentapi.db.types import json_type
@@ -50,7 +51,13 @@ def test_each_database_has_its_dialect() -> None:
 @pytest.mark.parametrize(
     ("build", "on_postgresql", "on_sqlite"),
     [
-        (lambda d: d.position(_table.c.name, "x"), "strpos(things.name,", "instr(things.name,"),
+        (
+            lambda d: d.matches(_table.c.name, "x", "anywhere"),
+            "name LIKE __[",
+            "instr(things.name,",
+        ),
+        (lambda d: d.matches(_table.c.name, "x", "start"), "name LIKE __[", "substr(things.name, "),
+        (lambda d: d.matches(_table.c.name, "x", "end"), "name LIKE __[", "length(things.name)"),
         (lambda d: d.lower(_table.c.name), "lower(things.name)", "pg_lower(things.name)"),
         (lambda d: d.byte_order(_table.c.name), 'things.name COLLATE "C"', "SELECT things.name"),
         (lambda d: d.text_of(_table.c.id, "float"), "CAST(things.id AS VARCHAR)", "pg_text("),
@@ -67,6 +74,26 @@ def test_each_database_has_its_dialect() -> None:
 def test_expressions(build: Callable[[Dialect], Any], on_postgresql: str, on_sqlite: str) -> None:
     assert on_postgresql in _sql(build(dialect_named("postgresql")), dialect_named("postgresql"))
     assert on_sqlite in _sql(build(dialect_named("sqlite")), dialect_named("sqlite"))
+
+
+@pytest.mark.parametrize(
+    ("where", "pattern"),
+    [
+        ("start", r"'a\%b\_c\\d''e%'"),
+        ("end", r"'%a\%b\_c\\d''e'"),
+        ("anywhere", r"'%a\%b\_c\\d''e%'"),
+    ],
+)
+def test_like_patterns_hold_the_value_literally_on_postgresql(where: str, pattern: str) -> None:
+    """`%`, `_` and `\\` are escaped (PostgreSQL's default escape), a quote doubled; the pattern
+    is written into the statement, so the planner estimates it (db/dialect.py)."""
+    condition = PostgreSQL().matches(_table.c.name, "a%b_c\\d'e", where)  # type: ignore[arg-type]
+    sql = str(
+        select(_table.c.id)
+        .where(condition)
+        .compile(dialect=asyncpg.dialect(), compile_kwargs={"literal_binds": True})
+    )
+    assert sql.endswith(f"WHERE things.name LIKE {pattern}"), sql
 
 
 def test_id_lists_are_one_array_parameter_on_postgresql() -> None:

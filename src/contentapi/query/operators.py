@@ -1,12 +1,11 @@
 """The filter operators of the spec: one table, name → value shape and SQL builder.
 
 String matching (``$contains``, ``$startsWith``, ``$endsWith`` and their ``i`` / ``not`` forms)
-is built from position and substring functions, not ``LIKE``: the value is matched literally
-(``%`` and ``_`` are ordinary characters: docs/differences-from-strapi.md), case-sensitively
-unless the operator ends in ``i``, and identically on SQLite and PostgreSQL (SQLite's ``LIKE``
-ignores case).
-The dialect differences — the name of the "position of substring" function and how SQLite
-folds case — are ``Dialect.position`` and ``Dialect.lower`` (``db/dialect.py``).
+matches the value literally (``%`` and ``_`` are ordinary characters:
+docs/differences-from-strapi.md), case-sensitively unless the operator ends in ``i``, and
+identically on SQLite and PostgreSQL. How is the dialect's (``Dialect.matches``: an escaped
+``LIKE`` on PostgreSQL, positions and substrings on SQLite, whose ``LIKE`` ignores case), and so
+is how case is folded (``Dialect.lower``, ``db/dialect.py``).
 """
 
 from __future__ import annotations
@@ -15,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import Boolean, ColumnElement, and_, func, literal, not_
+from sqlalchemy import Boolean, ColumnElement, and_, literal, not_
 from sqlalchemy.sql.elements import ColumnElement as Column
 
-from contentapi.db.dialect import Dialect
+from contentapi.db.dialect import Dialect, Placement
 from contentapi.db.pgtext import pg_lower
 
 __all__ = ["LOGICAL", "OPERATORS", "STRING_KINDS", "Operator"]
@@ -48,28 +47,10 @@ def _fold(
     return dialect.lower(column), pg_lower(value) or ""
 
 
-def _contains(insensitive: bool) -> Builder:
+def _match(where: Placement, insensitive: bool) -> Builder:
     def build(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
         folded, text = _fold(column, str(value), insensitive, dialect)
-        return dialect.position(folded, text) > 0
-
-    return build
-
-
-def _starts(insensitive: bool) -> Builder:
-    def build(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
-        folded, text = _fold(column, str(value), insensitive, dialect)
-        return func.substr(folded, 1, len(text)) == text
-
-    return build
-
-
-def _ends(insensitive: bool) -> Builder:
-    def build(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
-        folded, text = _fold(column, str(value), insensitive, dialect)
-        if not text:
-            return folded.is_not(None)
-        return func.substr(folded, func.length(folded) - len(text) + 1) == text
+        return dialect.matches(folded, text, where)
 
     return build
 
@@ -84,7 +65,7 @@ def _negate(builder: Builder) -> Builder:
 def _eq(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
     if value is None:
         return column.is_(None)
-    if isinstance(value, list):  # Strapi: `$eq` with an array means `$in`
+    if isinstance(value, list | tuple):  # Strapi: `$eq` with an array means `$in`
         return column.in_(value)
     return column == value
 
@@ -92,7 +73,7 @@ def _eq(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool
 def _ne(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
     if value is None:
         return column.is_not(None)
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return column.not_in(value)
     return column != value
 
@@ -135,14 +116,14 @@ _OPERATORS = [
     Operator("$gte", "scalar", lambda c, v, d: c >= _bound(v)),
     Operator("$in", "list", lambda c, v, d: c.in_(v)),
     Operator("$notIn", "list", lambda c, v, d: c.not_in(v)),
-    Operator("$contains", "scalar", _contains(False), strings_only=True),
-    Operator("$notContains", "scalar", _negate(_contains(False)), strings_only=True),
-    Operator("$containsi", "scalar", _contains(True), strings_only=True),
-    Operator("$notContainsi", "scalar", _negate(_contains(True)), strings_only=True),
-    Operator("$startsWith", "scalar", _starts(False), strings_only=True),
-    Operator("$startsWithi", "scalar", _starts(True), strings_only=True),
-    Operator("$endsWith", "scalar", _ends(False), strings_only=True),
-    Operator("$endsWithi", "scalar", _ends(True), strings_only=True),
+    Operator("$contains", "scalar", _match("anywhere", False), strings_only=True),
+    Operator("$notContains", "scalar", _negate(_match("anywhere", False)), strings_only=True),
+    Operator("$containsi", "scalar", _match("anywhere", True), strings_only=True),
+    Operator("$notContainsi", "scalar", _negate(_match("anywhere", True)), strings_only=True),
+    Operator("$startsWith", "scalar", _match("start", False), strings_only=True),
+    Operator("$startsWithi", "scalar", _match("start", True), strings_only=True),
+    Operator("$endsWith", "scalar", _match("end", False), strings_only=True),
+    Operator("$endsWithi", "scalar", _match("end", True), strings_only=True),
     Operator("$null", "boolean", _null),
     Operator("$notNull", "boolean", _not_null),
     Operator("$between", "pair", _between),

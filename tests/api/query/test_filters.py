@@ -40,6 +40,13 @@ CASES = [
     ("filters[title][$startsWith]=_", []),
     ("filters[title][$contains]=e_c", [4]),
     ("filters[title][$startsWith]=100%25", [3]),
+    ("filters[title][$endsWith]=%25 Pure", [3]),
+    ("filters[title][$containsi]=0%25 p", [3]),
+    # a backslash (PostgreSQL's LIKE escape) and a quote are ordinary characters too
+    ("filters[title][$contains]=%5C", []),
+    ("filters[title][$startsWith]=%5C%25", []),
+    ("filters[title][$endsWith]=Pure%27", []),
+    ("filters[title][$notContains]=%27", [1, 2, 3, 4, 6]),
     ("filters[title][$eqi]=hello%25", []),
     ("filters[title][$nei]=hello%25", [1, 2, 3, 4, 6]),
     # integer (readingTime)

@@ -38,8 +38,8 @@ def through_author(inner: Filter | None = None, negated: bool = False) -> Throug
         ("filters[title][$null]=yes", title(True, "$null")),  # Strapi's lenient booleans
         ("filters[pages][$gt]=100", pages(100, "$gt")),
         ("filters[pages]=", pages(0)),  # JavaScript's Number(""), as the reference answers
-        ("filters[pages][$in][0]=1&filters[pages][$in][1]=2", pages([1, 2], "$in")),
-        ("filters[pages][$between][0]=1&filters[pages][$between][1]=2", pages([1, 2], "$between")),
+        ("filters[pages][$in][0]=1&filters[pages][$in][1]=2", pages((1, 2), "$in")),
+        ("filters[pages][$between][0]=1&filters[pages][$between][1]=2", pages((1, 2), "$between")),
         ("filters[inPrint]=true", Comparison("in_print", "boolean", "$eq", True, None)),
         # case-insensitive text operators on numbers match PostgreSQL's text of them
         (
@@ -47,7 +47,7 @@ def through_author(inner: Filter | None = None, negated: bool = False) -> Throug
             Comparison("price", "string", "$containsi", "10", "decimal"),
         ),
         # JSON compares JSON.stringify'd values
-        ("filters[metadata][$in][0]=1", Comparison("metadata", "json", "$in", ["1"], None)),
+        ("filters[metadata][$in][0]=1", Comparison("metadata", "json", "$in", ("1",), None)),
         # system attributes of a localized type
         ("filters[locale]=fr", Comparison("locale", "string", "$eq", "fr", None)),
     ],

@@ -65,12 +65,12 @@ def _json_operand(spec: Operator, value: Any, at: str) -> Any:
         return text if operator in JSON_TEXT_OPERATORS else item
 
     if spec.shape == "list":
-        return [scalar(item) for item in as_list(value)]
+        return tuple(scalar(item) for item in as_list(value))
     if spec.shape == "pair":
         pair = as_list(value)
         if len(pair) != 2 or None in pair:
             raise ValidationError(f"{at} takes an array of two values")
-        return [scalar(item) for item in pair]
+        return (scalar(pair[0]), scalar(pair[1]))
     coerced = scalar(value)
     if coerced is None and operator not in ("$eq", "$ne", "$eqi"):
         raise ValidationError(f"{at} needs a value")
@@ -334,12 +334,14 @@ class FilterParser(ModelScope):
         if spec.shape == "boolean":
             coerced: Any = loose_boolean(value)
         elif spec.shape == "list":
-            coerced = [coerce(item) for item in as_list(value)]
+            # a tuple, as every operand: the query stays hashable, so its statements are
+            # built once and its total kept (entries/reads.py `_page_statements`)
+            coerced = tuple(coerce(item) for item in as_list(value))
         elif spec.shape == "pair":
             pair = as_list(value)
             if len(pair) != 2:
                 raise ValidationError(f"{at} takes an array of two values")
-            coerced = [coerce(item) for item in pair]
+            coerced = (coerce(pair[0]), coerce(pair[1]))
         else:
             coerced = coerce(value)
             if coerced is None and operator not in ("$eq", "$ne", "$eqi"):
