@@ -3,9 +3,13 @@
     python -m bench.run                       # both servers, alternating per scenario
     python -m bench.run --only contentapi --against bench/results/latest.json
     python -m bench.run --books 500 --seconds 5   # a quick smoke run
+    python -m bench.run --scenarios random        # the random-query phase alone
 
 Every scenario's response is verified (2xx, non-empty data, expected total) before it is
-measured with wrk; results go to ``bench/results/`` as JSON and a table of ratios is printed.
+measured with wrk; then the random-query phase (``bench/random_queries.py``) measures
+``--random-queries`` drawn list queries on both servers. Results go to ``bench/results/`` as
+JSON (the worst random queries with their plans to ``random-queries.md``) and a table of ratios
+is printed.
 """
 
 from __future__ import annotations
@@ -28,6 +32,13 @@ from rich.table import Table
 from bench.dataset import build_dataset
 from bench.floor import capture_statements, replay
 from bench.load import ensure_wrk, run_wrk
+from bench.random_queries import (
+    draw_queries,
+    explain,
+    measure_random,
+    report_markdown,
+    summarize,
+)
 from bench.scenarios import Scenario, scenarios
 from bench.seed import seed
 from bench.serve_env import serve_env
@@ -145,6 +156,29 @@ def _print(results: dict, baseline: dict | None) -> None:
             console.print(f"peak RSS {name}: {max(peaks)} MB")
 
 
+async def _random_phase(
+    results: dict, servers: list[Any], contentapi: Any, data: Any, count: int, args: Any
+) -> None:
+    """The random-query phase (``bench/random_queries.py``): its summary into ``results``,
+    the worst queries with their plans into ``bench/results/random-queries.md``."""
+    queries = draw_queries(data, count, args.random_seed)
+    rows = await measure_random(servers, queries, args.random_requests, connections=4)
+    summary = summarize(rows) if len(servers) > 1 else {"measured": len(rows)}
+    results["random"] = {"summary": summary, "rows": rows, "seed": args.random_seed}
+    console.print(f"random queries: {summary}")
+    if contentapi is None or len(servers) < 2:
+        return
+    measured = sorted(
+        (row for row in rows if row.get("contentapi") and row.get("strapi")),
+        key=lambda row: row["contentapi"] / row["strapi"],
+    )
+    plans = {
+        row["path"]: await explain(contentapi.database_url, contentapi.token, row["path"])
+        for row in measured[:10]
+    }
+    (RESULTS / "random-queries.md").write_text(report_markdown(summary, rows, plans))
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -162,13 +196,19 @@ async def main() -> None:
         help="run contentapi from this (development) environment, not bench/.venv-serve",
     )
     parser.add_argument(
-        "--scenarios", help="comma-separated scenario keys to run (default: all), e.g. graphql"
+        "--scenarios",
+        help="comma-separated scenario keys to run (default: all), e.g. graphql; "
+        "'random' for the random-query phase",
     )
+    parser.add_argument("--random-queries", type=int, default=500, help="0: no random phase")
+    parser.add_argument("--random-requests", type=int, default=60, help="per query and server")
+    parser.add_argument("--random-seed", type=int, default=11)
     args = parser.parse_args()
     ensure_wrk()
     data = build_dataset(args.books)
     wanted = {key.strip() for key in (args.scenarios or "").split(",") if key.strip()}
     chosen = [s for s in scenarios(data) if not wanted or s.key in wanted]
+    random_count = args.random_queries if not wanted or "random" in wanted else 0
     servers: list[Any] = []
     if args.only in ("contentapi", "both"):
         bin_dir = Path(sys.executable).parent if args.dev_env else serve_env()
@@ -214,6 +254,8 @@ async def main() -> None:
                 console.print(f"{scenario.key:14s} {server.name:10s} {row[server.name]}")
             results["scenarios"][scenario.key] = row
         contentapi = next((s for s in servers if s.name == "contentapi"), None)
+        if random_count:
+            await _random_phase(results, servers, contentapi, data, random_count, args)
         if contentapi is not None and not args.no_floor:
             for scenario in chosen:
                 statements = await capture_statements(

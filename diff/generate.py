@@ -123,10 +123,14 @@ def encode(params: dict[str, Any]) -> str:
 
 
 class Generator:
-    def __init__(self, registry: Registry, data: Dataset, seed: int) -> None:
+    def __init__(
+        self, registry: Registry, data: Dataset, seed: int, kinds: dict[str, str] | None = None
+    ) -> None:
         self.registry = registry
         self.data = data
         self.rng = random.Random(seed)
+        #: the content types queried, uid → plural name (the benchmark's models have others)
+        self.kinds = KINDS if kinds is None else kinds
         # imported here: the plugin routes' generator builds on this module's operators
         from diff.generate_plugins import PluginGenerator
 
@@ -175,7 +179,7 @@ class Generator:
             attribute = self.rng.choice(relations)
             if isinstance(attribute, RelationAttribute):
                 target: Model = self.registry.content_types[attribute.target]
-                target_kind = KINDS.get(attribute.target, kind)
+                target_kind = self.kinds.get(attribute.target, kind)
                 tags.add(f"deep:{attribute.relation}")
             else:
                 target = self.registry.components[attribute.component]
@@ -359,7 +363,7 @@ class Generator:
                     spec["sort"] = f"{names[0]}:desc"
                     tags.add("populate:sort")
                 if attribute.is_to_many and self.rng.random() < 0.3:
-                    kind = KINDS.get(attribute.target, "")
+                    kind = self.kinds.get(attribute.target, "")
                     spec["filters"] = self._condition(kind, target, tags, depth=2)
                     tags.add("populate:filters")
                 if attribute.is_to_many and self.rng.random() < 0.15:

@@ -1,0 +1,258 @@
+"""The random-query benchmark: seeded list queries of every family, each against both servers.
+
+A handful of fixed scenarios can be tuned to without meaning to; front ends send thousands of
+different queries. This phase of ``make bench`` draws valid list queries over the benchmark's
+models with the differential tester's generator (``diff/generate.py``: filters of every
+operator, through relations and components, ``$or``/``$and``/``$not``, sorts on related
+attributes, both paginations, ``fields``, populate in every form), keeps those both servers
+answer with 200, and runs each against contentapi and Strapi in turn (which goes first
+alternates), a fixed number of requests on a few kept-alive connections. The figure is the
+distribution of the ratios of requests per second (worst, p10, median, geometric mean), and
+the worst queries with the EXPLAIN of every statement contentapi sends for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import httpx
+from diff.dataset import Dataset as ValuesDataset
+from diff.generate import Generator, encode
+from rich.progress import Progress
+
+from bench.dataset import Dataset as BenchDataset
+from bench.floor import capture_statements
+from bench.scenarios import Scenario
+from contentapi.schema import load_registry
+from contentapi.schema.model import ContentType
+
+__all__ = ["RandomQuery", "draw_queries", "measure_random", "report_markdown"]
+
+MODELS = Path(__file__).parent / "models"
+#: the benchmark's content types, uid → plural name; books are drawn three times as often
+KINDS = {
+    "api::book.book": "books",
+    "api::author.author": "authors",
+    "api::tag.tag": "tags",
+    "api::publisher.publisher": "publishers",
+}
+_WEIGHTED = ["api::book.book"] * 3 + [uid for uid in KINDS if uid != "api::book.book"]
+
+
+@dataclass
+class RandomQuery:
+    path: str  # with its query string, as qs encodes it
+    tags: set[str] = field(default_factory=set)
+
+
+def _values(data: BenchDataset) -> ValuesDataset:
+    """The values the generator draws filter operands from: those of the seeded entries."""
+    values: dict[tuple[str, str], list[Any]] = {}
+    for kind, rows in (
+        ("books", data.books),
+        ("authors", data.authors),
+        ("tags", data.tags),
+        ("publishers", data.publishers),
+    ):
+        for row in rows:
+            for name, value in row.items():
+                if isinstance(value, str | int | float) and not isinstance(value, bool):
+                    values.setdefault((kind, name), []).append(value)
+    for book in data.books:
+        for name, value in book["seo"].items():
+            values.setdefault(("bench.seo", name), []).append(value)
+        for chapter in book["chapters"]:
+            for name, value in chapter.items():
+                values.setdefault(("bench.chapter", name), []).append(value)
+    for key, seen in values.items():  # a sample is enough, and keeps the draws quick
+        values[key] = random.Random(7).sample(seen, min(len(seen), 200))
+    return ValuesDataset(steps=[], files={}, values=values)
+
+
+def draw_queries(data: BenchDataset, count: int, seed: int) -> list[RandomQuery]:
+    """``count`` list queries (valid ones are kept later: a few draw a 400 from both)."""
+    registry = load_registry(MODELS)
+    generator = Generator(registry, _values(data), seed, kinds=KINDS)
+    rng = generator.rng
+    queries: list[RandomQuery] = []
+    for _ in range(count):
+        uid = rng.choice(_WEIGHTED)
+        kind = KINDS[uid]
+        model = registry.content_types[uid]
+        assert isinstance(model, ContentType)
+        tags: set[str] = {f"type:{kind}"}
+        params: dict[str, Any] = {}
+        if rng.random() < 0.7:
+            params["filters"] = generator.filters(kind, model, tags)
+        if rng.random() < 0.6:
+            params["sort"] = generator.sort(model, tags)
+        if rng.random() < 0.5:
+            params["pagination"] = generator.pagination(tags)
+        if rng.random() < 0.3:
+            names = [a.name for a in generator._scalars(model)]
+            params["fields"] = rng.sample(names, k=min(len(names), rng.randint(1, 3)))
+            tags.add("fields")
+        if rng.random() < 0.5:
+            params["populate"] = generator.populate(model, tags)
+        encoded = encode(params)
+        queries.append(RandomQuery(f"/api/{kind}" + (f"?{encoded}" if encoded else ""), tags))
+    return queries
+
+
+async def _read_response(reader: asyncio.StreamReader) -> int:
+    """One HTTP/1.1 response off a kept-alive connection; its status."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ", 2)[1])
+    headers = {
+        name.strip().lower(): value.strip()
+        for name, _, value in (line.partition(":") for line in lines[1:] if line)
+    }
+    if "content-length" in headers:
+        await reader.readexactly(int(headers["content-length"]))
+    elif headers.get("transfer-encoding", "").lower() == "chunked":
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+            await reader.readexactly(size + 2)
+            if size == 0:
+                break
+    return status
+
+
+async def _fixed_count(
+    base_url: str, token: str, path: str, requests: int, connections: int
+) -> float:
+    """Requests per second over ``requests`` GETs of ``path`` on ``connections`` kept-alive
+    connections (wrk cannot stop after a count: a stopped thread still waits out ``-d``).
+    The client is a few dozen µs of CPU per request, the same for both servers."""
+    host, port = base_url.removeprefix("http://").split(":")
+    request = (
+        f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n"
+        "Accept: application/json\r\n\r\n"
+    ).encode()
+    remaining = requests
+    failures = 0
+
+    async def connection() -> None:
+        nonlocal remaining, failures
+        reader, writer = await asyncio.open_connection(host, int(port))
+        try:
+            while remaining > 0:
+                remaining -= 1
+                writer.write(request)
+                if await _read_response(reader) != 200:
+                    failures += 1
+        finally:
+            writer.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(connection() for _ in range(connections)))
+    elapsed = time.perf_counter() - started
+    if failures:
+        raise RuntimeError(f"{failures} of {requests} answers were not 200: {path}")
+    return round(requests / elapsed, 1)
+
+
+async def _status(client: httpx.AsyncClient, path: str, token: str) -> int:
+    response = await client.get(path, headers={"Authorization": f"Bearer {token}"})
+    return response.status_code
+
+
+async def measure_random(
+    servers: list[Any], queries: list[RandomQuery], requests: int, connections: int
+) -> list[dict[str, Any]]:
+    """Each query both servers answer with 200, measured on each in turn; the rows of the
+    report (``rps`` per server name)."""
+    rows: list[dict[str, Any]] = []
+    async with httpx.AsyncClient(timeout=60) as client:
+        with Progress() as progress:
+            task = progress.add_task("random queries", total=len(queries))
+            for number, query in enumerate(queries):
+                progress.advance(task)
+                statuses = {
+                    server.name: await _status(
+                        client, f"{server.base_url}{query.path}", server.token
+                    )
+                    for server in servers
+                }
+                row: dict[str, Any] = {"path": query.path, "tags": sorted(query.tags)}
+                if any(status != 200 for status in statuses.values()):
+                    rows.append({**row, "skipped": statuses})
+                    continue
+                order = servers if number % 2 == 0 else list(reversed(servers))
+                for server in order:
+                    for _ in range(2):  # warm: statements built and prepared, plans cached
+                        await _status(client, f"{server.base_url}{query.path}", server.token)
+                    row[server.name] = await _fixed_count(
+                        server.base_url, server.token, query.path, requests, connections
+                    )
+                rows.append(row)
+    return rows
+
+
+def summarize(rows: list[dict[str, Any]], ours: str = "contentapi", theirs: str = "strapi") -> dict:
+    """The distribution of ``ours / theirs`` over the measured rows."""
+    ratios = sorted(row[ours] / row[theirs] for row in rows if row.get(ours) and row.get(theirs))
+    if not ratios:
+        return {"measured": 0}
+
+    def at(share: float) -> float:
+        return round(ratios[min(len(ratios) - 1, int(share * len(ratios)))], 2)
+
+    return {
+        "measured": len(ratios),
+        "skipped": sum(1 for row in rows if "skipped" in row),
+        "worst": round(ratios[0], 2),
+        "p10": at(0.10),
+        "median": at(0.50),
+        "geometric_mean": round(math.exp(sum(math.log(r) for r in ratios) / len(ratios)), 2),
+        "below_2x": sum(1 for r in ratios if r < 2),
+        "below_5x": sum(1 for r in ratios if r < 5),
+    }
+
+
+async def explain(database_url: str, token: str, path: str) -> list[str]:
+    """Every statement contentapi sends for ``path``, with its EXPLAIN (ANALYZE, BUFFERS)."""
+    scenario = Scenario("random", path, "GET", path)
+    statements = await capture_statements(database_url, MODELS, token, scenario)
+    dsn = database_url.replace("postgresql+asyncpg://", "postgresql://")
+    conn = await asyncpg.connect(dsn)
+    lines: list[str] = []
+    try:
+        for sql, params in statements:
+            plan = [
+                row[0] for row in await conn.fetch(f"EXPLAIN (ANALYZE, BUFFERS) {sql}", *params)
+            ]
+            lines += [re.sub(r"\s+", " ", sql), f"  params {params}"]
+            lines += [f"    {line}" for line in plan]
+    finally:
+        await conn.close()
+    return lines
+
+
+def report_markdown(summary: dict, rows: list[dict[str, Any]], plans: dict[str, list[str]]) -> str:
+    """The worst queries, their figures and plans (``bench/results/random-queries.md``)."""
+    measured = [row for row in rows if row.get("contentapi") and row.get("strapi")]
+    measured.sort(key=lambda row: row["contentapi"] / row["strapi"])
+    lines = ["# Random-query benchmark: the worst queries", "", f"Summary: `{summary}`", ""]
+    for row in measured[:10]:
+        ratio = row["contentapi"] / row["strapi"]
+        lines += [
+            f"## {ratio:.2f}x — contentapi {row['contentapi']} req/s, Strapi {row['strapi']}",
+            "",
+            f"`GET {row['path']}`",
+            "",
+            "```",
+            *plans.get(row["path"], ["(no plan)"]),
+            "```",
+            "",
+        ]
+    return "\n".join(lines) + "\n"
