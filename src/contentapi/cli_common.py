@@ -174,7 +174,31 @@ def load_checked_models(settings: Settings, *, quiet: bool = False) -> Registry 
             f"{counted(own, 'content type')} and {counted(len(registry.components), 'component')} "
             f"in {settings.content_types_dir}{layout}: {verdict}"
         )
+        indexes = _asked_indexes(registry)
+        if indexes:
+            print(
+                f"{counted(len(indexes), 'index', 'indexes')} asked for by the models "
+                f"(created at start when missing): {', '.join(indexes)}"
+            )
     return registry
+
+
+def _asked_indexes(registry: Registry) -> list[str]:
+    """The indexes the models ask for (``pluginOptions.contentapi.index`` on an attribute,
+    ``pluginOptions.contentapi.indexes`` on a content type), as ``table(column, …)``."""
+    from contentapi.schema.model import ContentType, Model, ScalarAttribute
+
+    found: list[str] = []
+    models: list[Model] = [*registry.content_types.values(), *registry.components.values()]
+    for model in models:
+        found += [
+            f"{model.table}({attribute.column})"
+            for attribute in model.attributes.values()
+            if isinstance(attribute, ScalarAttribute) and attribute.indexed
+        ]
+        if isinstance(model, ContentType):
+            found += [f"{model.table}({', '.join(columns)})" for columns in model.indexes]
+    return found
 
 
 def check_extensions(settings: Settings) -> int:

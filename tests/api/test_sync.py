@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sqlalchemy import inspect
+from sqlalchemy import event, inspect, text
+from sqlalchemy.engine import Engine
 
 from contentapi.app import create_app
 from tests.conftest import ADMIN_TOKEN, MODELS, AppHandle, make_settings
@@ -242,6 +243,74 @@ async def test_an_index_asked_for_by_the_model_is_added_to_an_existing_table(
             "/api/profiles?filters[headline][$eq]=Kept&sort=headline", headers=HEADERS
         )
         assert [entry["id"] for entry in listed.json()["data"]] == [1]
+
+
+async def test_indexes_asked_for_by_a_content_type_are_built_on_an_existing_table(
+    databases, tmp_path: Path
+):
+    """``pluginOptions.contentapi.indexes`` on a content type: multi-column indexes, added to
+    a table that already holds rows — on PostgreSQL with ``CREATE INDEX CONCURRENTLY`` after
+    the sync's transaction (db/sync.py), an invalid one a failed build left rebuilt."""
+    models = tmp_path / "models"
+    shutil.copytree(MODELS, models)
+    url = await databases.new_url()
+    async with AppHandle(create_app(make_settings(url, models))) as first:
+        created = await first.client.post(
+            "/api/profiles", json={"data": {"headline": "Kept"}}, headers=HEADERS
+        )
+        assert created.status_code == 200
+        postgresql = first.runtime.database.dialect.builds_indexes_concurrently
+        if postgresql:  # what an interrupted CONCURRENTLY build leaves: an invalid index
+            async with first.runtime.database.write() as conn:
+                await conn.execute(
+                    text("CREATE INDEX profiles_headline_created_at_index ON profiles (id)")
+                )
+                await conn.execute(
+                    text(
+                        "UPDATE pg_index SET indisvalid = false WHERE indexrelid = "
+                        "'profiles_headline_created_at_index'::regclass"
+                    )
+                )
+
+    model_path = models / "profile.json"
+    model = json.loads(model_path.read_text())
+    model["pluginOptions"] = {"contentapi": {"indexes": [["headline", "createdAt"]]}}
+    model_path.write_text(json.dumps(model))
+
+    statements: list[str] = []
+    engine_events = "before_cursor_execute"
+
+    def record(conn, cursor, statement, *args):  # type: ignore[no-untyped-def]
+        statements.append(statement)
+
+    event.listen(Engine, engine_events, record)
+    try:
+        async with AppHandle(create_app(make_settings(url, models))) as second:
+            report = second.runtime.sync_report
+            assert report.created_indexes == ["profiles_headline_created_at_index"]
+            indexes = await _indexes(second, "profiles")
+            assert indexes["profiles_headline_created_at_index"] == ["headline", "created_at"]
+            listed = await second.client.get(
+                "/api/profiles?filters[headline][$eq]=Kept&sort=createdAt", headers=HEADERS
+            )
+            assert [entry["id"] for entry in listed.json()["data"]] == [1]
+            if postgresql:
+                async with second.runtime.database.read() as conn:
+                    valid = await conn.scalar(
+                        text(
+                            "SELECT indisvalid FROM pg_index WHERE indexrelid = "
+                            "'profiles_headline_created_at_index'::regclass"
+                        )
+                    )
+                assert valid is True
+    finally:
+        event.remove(Engine, engine_events, record)
+    creates = [s for s in statements if "profiles_headline_created_at_index" in s]
+    if postgresql:
+        assert any(s.startswith("DROP INDEX CONCURRENTLY") for s in creates), creates
+        assert any(s.startswith("CREATE INDEX CONCURRENTLY") for s in creates), creates
+    else:
+        assert any(s.startswith("CREATE INDEX profiles_headline") for s in creates), creates
 
 
 def test_the_head_revision_read_from_the_files_is_alembics():

@@ -89,3 +89,17 @@ def test_migrate_counts_one_column_in_the_singular(models: Path):
     assert result.stderr.splitlines()[-1] == (
         "migrated: 0 tables created, 1 column added, 0 indexes added, 0 unmodelled columns kept"
     )
+
+
+def test_check_lists_the_indexes_the_models_ask_for(models: Path):
+    author = models / "author.json"
+    document = json.loads(author.read_text())
+    document["attributes"]["name"]["pluginOptions"] = {"contentapi": {"index": True}}
+    document["pluginOptions"] = {"contentapi": {"indexes": [["name", "createdAt"]]}}
+    author.write_text(json.dumps(document))
+    result = CliRunner().invoke(app, ["check"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == (
+        "2 indexes asked for by the models (created at start when missing): "
+        "authors(name), authors(name, created_at)"
+    )

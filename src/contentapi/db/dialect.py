@@ -77,6 +77,9 @@ class Dialect(ABC):
     notifies: ClassVar[bool]
     #: reads run in autocommit (no ``BEGIN``/``COMMIT`` round trips, ``Database.read``)
     reads_in_autocommit: ClassVar[bool]
+    #: an index added to an existing table is built after the sync's transaction, without
+    #: holding the table's writes (``CREATE INDEX CONCURRENTLY``, ``db/sync.py``)
+    builds_indexes_concurrently: ClassVar[bool]
 
     # ------------------------------------------------------------ engine
 
@@ -185,6 +188,7 @@ class SQLite(Dialect):
     PostgreSQL prints and orders is computed by functions registered on each connection."""
 
     name = "sqlite"
+    builds_indexes_concurrently = False
     local_file = True
     has_arrays = False
     json_rows = False
@@ -293,6 +297,7 @@ class PostgreSQL(Dialect):
     """Strapi's own database: its types, functions and locks as they are."""
 
     name = "postgresql"
+    builds_indexes_concurrently = True
     local_file = False
     has_arrays = True
     json_rows = True

@@ -4,6 +4,13 @@ Additive means: missing tables, columns and indexes are created; nothing is ever
 A column whose attribute left the model stays (its data is kept) and is reported in the log.
 Several workers may start at once, so the whole step runs under one lock (a PostgreSQL
 advisory lock; ``BEGIN IMMEDIATE`` on SQLite).
+
+An index a model asks for on a table that already exists is built on PostgreSQL after that
+transaction, with ``CREATE INDEX CONCURRENTLY`` (it cannot run inside one): the table stays
+writable while a large one is indexed (by the processes already serving it during a rolling
+deployment), where a plain ``CREATE INDEX`` would hold its writes for the whole build. One
+process builds at a time (a session advisory lock); an index a failed build left invalid is
+dropped and built again.
 """
 
 from __future__ import annotations
@@ -15,7 +22,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from sqlalchemy import Connection, Table, inspect, text
+from sqlalchemy import Connection, Index, Table, inspect, text
+from sqlalchemy.schema import CreateIndex
 
 from contentapi.db.dialect import dialect_of
 from contentapi.db.engine import Database
@@ -36,6 +44,8 @@ class SyncReport:
     added_columns: list[str] = field(default_factory=list)
     created_indexes: list[str] = field(default_factory=list)
     orphan_columns: list[str] = field(default_factory=list)
+    #: indexes of existing tables left to build after the transaction (``CONCURRENTLY``)
+    deferred_indexes: list[Index] = field(default_factory=list)
 
 
 def migrate_system(connection: Connection, content_tables: Sequence[str] | None = None) -> None:
@@ -83,6 +93,19 @@ def _current_revision(connection: Connection) -> str | None:
     return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
 
+_INVALID_INDEXES = text(
+    "SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+    "JOIN pg_class t ON t.oid = i.indrelid "
+    "WHERE t.relname = :table AND pg_table_is_visible(t.oid) AND NOT i.indisvalid"
+)
+
+
+def _invalid_indexes(connection: Connection, table: str) -> set[str]:
+    """The indexes of ``table`` PostgreSQL does not use: left by a ``CONCURRENTLY`` build that
+    failed or was interrupted."""
+    return set(connection.execute(_INVALID_INDEXES, {"table": table}).scalars())
+
+
 def _sync_table(connection: Connection, table: Table, report: SyncReport) -> None:
     inspector = inspect(connection)
     if not inspector.has_table(table.name):
@@ -105,8 +128,15 @@ def _sync_table(connection: Connection, table: Table, report: SyncReport) -> Non
     modelled = {column.name for column in table.columns}
     report.orphan_columns += [f"{table.name}.{name}" for name in sorted(existing - modelled)]
     index_names = {index["name"] for index in inspector.get_indexes(table.name)}
+    concurrently = dialect_of(connection).builds_indexes_concurrently
+    if concurrently:  # one a failed build left is listed, and is built again
+        index_names -= _invalid_indexes(connection, table.name)
     for index in table.indexes:
-        if index.name not in index_names:
+        if index.name in index_names:
+            continue
+        if concurrently:
+            report.deferred_indexes.append(index)
+        else:
             index.create(connection)
             report.created_indexes.append(str(index.name))
 
@@ -120,10 +150,52 @@ def _sync(connection: Connection, tables: ContentTables) -> SyncReport:
     return report
 
 
+_INDEX_LOCK_KEY = 0x696E6478  # "indx": one process builds indexes at a time
+
+
+def _build_concurrently(connection: Connection, indexes: list[Index]) -> list[str]:
+    """Build ``indexes`` with ``CREATE INDEX CONCURRENTLY`` on an autocommit connection; the
+    names of those this call built (another process may have built some first)."""
+    built: list[str] = []
+    connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": _INDEX_LOCK_KEY})
+    # a large table may rightly take long: the statement timeout is for requests
+    connection.execute(text("SET statement_timeout = 0"))
+    try:
+        for index in indexes:
+            valid = connection.execute(
+                text(
+                    "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                    "WHERE c.relname = :name AND pg_table_is_visible(c.oid)"
+                ),
+                {"name": index.name},
+            ).scalar()
+            if valid:
+                continue
+            if valid is False:  # left by a build that failed or was interrupted
+                name = connection.dialect.identifier_preparer.quote(str(index.name))
+                connection.execute(text(f"DROP INDEX CONCURRENTLY {name}"))
+            # the models' Index stays as it is (a new table creates it in its transaction)
+            create = str(CreateIndex(index).compile(dialect=connection.dialect))
+            connection.execute(text(create.replace("CREATE INDEX", "CREATE INDEX CONCURRENTLY", 1)))
+            built.append(str(index.name))
+    finally:
+        connection.execute(text("RESET statement_timeout"))
+        connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _INDEX_LOCK_KEY})
+    return built
+
+
 async def sync_database(database: Database, tables: ContentTables) -> SyncReport:
-    """Run migrations and the additive sync in one transaction; log what changed."""
+    """Run migrations and the additive sync in one transaction, then build the indexes left
+    for after it (module doc); log what changed."""
     async with database.write() as conn:
         report = await conn.run_sync(_sync, tables)
+    if report.deferred_indexes:
+        async with database.engine.connect() as conn:
+            autocommit = await conn.execution_options(isolation_level="AUTOCOMMIT")
+            built = await autocommit.run_sync(_build_concurrently, report.deferred_indexes)
+        report.created_indexes += built
+        for name in built:
+            log.info("built index %s (concurrently)", name)
     for name in report.created_tables:
         log.info("created table %s", name)
     for name in report.added_columns:

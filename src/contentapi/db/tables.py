@@ -75,6 +75,8 @@ def _entity_table(metadata: MetaData, model: Model) -> Table:
         columns += [Column("created_by_id", Integer), Column("updated_by_id", Integer)]
         if model.localized:
             columns.append(Column("locale", String(255)))
+        for indexed in model.indexes:  # pluginOptions.contentapi.indexes, after every column
+            columns.append(Index(shorten(f"{model.table}_{'_'.join(indexed)}_index"), *indexed))
     # AUTOINCREMENT on SQLite: a deleted entry's id is never handed out again (as PostgreSQL's
     # serial), so a stale reference can never point at a different entry.
     return Table(model.table, metadata, *columns, sqlite_autoincrement=True)

@@ -15,9 +15,10 @@ from typing import Any
 
 from contentapi.schema.attribute_rules import parse_attributes
 from contentapi.schema.custom_fields import CustomFields
-from contentapi.schema.model import Attribute, Component, ContentType
+from contentapi.schema.model import Attribute, Component, ContentType, ScalarAttribute
 from contentapi.schema.model_errors import ErrorCollector, ModelError
 from contentapi.schema.naming import snake_case
+from contentapi.schema.scalar_rules import INDEXABLE_TYPES
 
 __all__ = ["parse_component", "parse_content_type"]
 
@@ -30,6 +31,64 @@ RESERVED_PLURALS = frozenset({"auth", "users", "upload", "i18n", "users-permissi
 def _object(doc: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     value = doc.get(key)
     return value if isinstance(value, Mapping) else {}
+
+
+#: the columns every content type has, by the names a model's index may give them
+_SYSTEM_COLUMNS = {
+    "id": "id",
+    "createdAt": "created_at",
+    "updatedAt": "updated_at",
+    "publishedAt": "published_at",
+    "locale": "locale",
+}
+
+
+def _model_indexes(
+    plugin_options: Mapping[str, Any],
+    attributes: dict[str, Attribute],
+    draft_and_publish: bool,
+    localized: bool,
+    errors: ErrorCollector,
+) -> tuple[tuple[str, ...], ...]:
+    """``"pluginOptions": {"contentapi": {"indexes": [["publisher", …], …]}}`` on a content
+    type: multi-column indexes, each a list of attribute names (scalars, or ``createdAt``,
+    ``updatedAt``, ``publishedAt``, ``locale``) in the index's order; their columns. Strapi
+    keeps plugin options it does not know, so the model stays valid for Strapi."""
+    ours = plugin_options.get("contentapi", {})
+    raw = ours.get("indexes", []) if isinstance(ours, Mapping) else []
+    where = "'pluginOptions.contentapi.indexes'"
+    if not isinstance(raw, list):
+        errors.add(None, f"{where} must be a list of lists of attribute names")
+        return ()
+    system = dict(_SYSTEM_COLUMNS)
+    if not draft_and_publish:
+        system.pop("publishedAt")
+    if not localized:
+        system.pop("locale")
+    found: list[tuple[str, ...]] = []
+    for entry in raw:
+        if (
+            not isinstance(entry, list)
+            or not entry
+            or not all(isinstance(name, str) for name in entry)
+            or len(set(entry)) != len(entry)
+        ):
+            errors.add(None, f"{where}: {entry!r} is not a list of distinct attribute names")
+            continue
+        columns: list[str] = []
+        for name in entry:
+            attribute = attributes.get(name)
+            if name in system:
+                columns.append(system[name])
+            elif isinstance(attribute, ScalarAttribute) and attribute.type in INDEXABLE_TYPES:
+                columns.append(attribute.column)
+            elif attribute is None:
+                errors.add(None, f"{where}: no attribute {name!r}")
+            else:
+                errors.add(None, f"{where}: {name!r} ({attribute.type}) cannot be indexed")
+        if len(columns) == len(entry) and tuple(columns) not in found:
+            found.append(tuple(columns))
+    return tuple(found)
 
 
 def _table_then_attributes(
@@ -108,6 +167,8 @@ def parse_content_type(
     # this model "does not exist"); the loader fails on the errors all the same.
     plugin_options = _object(doc, "pluginOptions")
     localized = plugin_options.get("i18n", {}).get("localized", False) is True
+    draft_and_publish = options.get("draftAndPublish", True) is not False
+    indexes = _model_indexes(plugin_options, attributes, draft_and_publish, localized, errors)
     assert isinstance(singular, str) and isinstance(plural, str) and isinstance(table, str)
     return (
         ContentType(
@@ -120,9 +181,10 @@ def parse_content_type(
             description=str(info.get("description") or ""),
             attributes=attributes,
             source=source,
-            draft_and_publish=options.get("draftAndPublish", True) is not False,
+            draft_and_publish=draft_and_publish,
             localized=localized,
             populate_creator_fields=options.get("populateCreatorFields", False) is True,
+            indexes=indexes,
         ),
         errors.errors,
     )

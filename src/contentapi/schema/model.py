@@ -194,6 +194,8 @@ class ContentType:
     populate_creator_fields: bool = False
     description: str = ""
     links: dict[str, RelationLink] = field(default_factory=dict)
+    #: ``pluginOptions.contentapi.indexes``: multi-column indexes, each its columns in order
+    indexes: tuple[tuple[str, ...], ...] = ()
 
     @property
     def is_single(self) -> bool:

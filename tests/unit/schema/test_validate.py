@@ -354,3 +354,37 @@ def test_a_mapped_by_no_owner_names_loads_and_is_left_out(tmp_path):
 
 def test_the_example_models_have_no_warnings():
     assert load_registry(ROOT / "content-types").warnings == ()
+
+
+def test_a_content_type_may_ask_for_multi_column_indexes(tmp_path):
+    """``pluginOptions.contentapi.indexes``: each list of attribute names (system ones too) is
+    an index of those columns in that order; a repeated one is kept once."""
+    doc = _article(rank={"type": "integer"}, publishedOn={"type": "date"})
+    doc["options"] = {"draftAndPublish": True}
+    doc["pluginOptions"] = {
+        "contentapi": {"indexes": [["publishedOn", "rank"], ["publishedAt", "title"], ["rank"]]}
+    }
+    doc["pluginOptions"]["contentapi"]["indexes"].append(["publishedOn", "rank"])
+    _write(tmp_path, "post.json", doc)
+    post = load_registry(tmp_path).content_types["api::post.post"]
+    assert post.indexes == (("published_on", "rank"), ("published_at", "title"), ("rank",))
+
+
+@pytest.mark.parametrize(
+    ("indexes", "message"),
+    [
+        ("rank", "must be a list of lists of attribute names"),
+        ([[]], "[] is not a list of distinct attribute names"),
+        ([["rank", "rank"]], "is not a list of distinct attribute names"),
+        ([["nosuch"]], "no attribute 'nosuch'"),
+        ([["body"]], "'body' (text) cannot be indexed"),
+        ([["locale"]], "no attribute 'locale'"),  # the type is not localized
+        ([["publishedAt"]], "no attribute 'publishedAt'"),  # nor has it drafts
+    ],
+)
+def test_bad_multi_column_indexes_are_reported(tmp_path, indexes, message):
+    doc = _article(rank={"type": "integer"}, body={"type": "text"})
+    doc["pluginOptions"] = {"contentapi": {"indexes": indexes}}
+    _write(tmp_path, "post.json", doc)
+    errors = _errors(tmp_path)
+    assert any("pluginOptions.contentapi.indexes" in e and message in e for e in errors), errors
