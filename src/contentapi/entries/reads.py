@@ -163,8 +163,7 @@ class EntryReads:
         where = self.where(content_type, query, default_locale)
         statement, columns = self.selection(content_type, query)
         statement = (
-            statement.where(where)
-            .order_by(*self.compiler.order_by(content_type, table, query.sort))
+            self.compiler.sorted_page(statement.where(where), content_type, table, query.sort)
             .limit(query.pagination.limit)
             .offset(query.pagination.offset)
         )

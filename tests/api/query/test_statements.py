@@ -93,3 +93,17 @@ async def _content_statements_kept(app, statements, query: str) -> list[str]:
     assert response.status_code == 200, response.text
     assert response.json()["meta"]["pagination"]["total"] == 3
     return list(recorded)
+
+
+async def test_a_sort_through_to_one_relations_joins_them(app, statements, backend):
+    """``sort=author.name``: the page joins the author (one row per article, no sub-query per
+    article); through a to-many relation the correlated MIN/MAX stays (query/compile.py)."""
+    await _seed(app, 6)
+    joined = await _content_statements(app, statements, "sort=author.name:desc&sort=title")
+    page = next(s for s in joined if "LIMIT" in s)
+    assert "LEFT OUTER JOIN articles_author_links" in page, page
+    assert "max(" not in page.lower(), page
+    many = await _content_statements(app, statements, "sort=categories.name:asc")
+    page = next(s for s in many if "LIMIT" in s)
+    assert "JOIN" not in page.split("ORDER BY")[0].split("WHERE")[0], page
+    assert "min(" in page.lower(), page
