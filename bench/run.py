@@ -162,7 +162,7 @@ async def _random_phase(
     """The random-query phase (``bench/random_queries.py``): its summary into ``results``,
     the worst queries with their plans into ``bench/results/random-queries.md``."""
     queries = draw_queries(data, count, args.random_seed)
-    rows = await measure_random(servers, queries, args.random_requests, connections=4)
+    rows = await measure_random(servers, queries, args.random_requests, args.connections)
     summary = summarize(rows) if len(servers) > 1 else {"measured": len(rows)}
     results["random"] = {"summary": summary, "rows": rows, "seed": args.random_seed}
     console.print(f"random queries: {summary}")
@@ -201,7 +201,7 @@ async def main() -> None:
         "'random' for the random-query phase",
     )
     parser.add_argument("--random-queries", type=int, default=500, help="0: no random phase")
-    parser.add_argument("--random-requests", type=int, default=60, help="per query and server")
+    parser.add_argument("--random-requests", type=int, default=160, help="per query and server")
     parser.add_argument("--random-seed", type=int, default=11)
     args = parser.parse_args()
     ensure_wrk()
