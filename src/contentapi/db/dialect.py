@@ -324,12 +324,18 @@ class PostgreSQL(Dialect):
         # fails its statement once; SQLAlchemy then invalidates the whole pool, and
         # connections older than the recycle age are replaced before use.
         options: dict[str, Any] = {"pool_size": 20, "max_overflow": 0, "pool_recycle": 1800}
+        # Set when each connection opens, so they hold for every statement on it —
+        # SQLAlchemy's and the kept statements run on asyncpg directly (driver.py).
+        # No JIT: PostgreSQL compiles a statement whose estimated cost passes 100,000 to
+        # machine code at every run, and a list page's filter through a repeatable component
+        # is estimated that high (its correlated sub-plans, per row) while it runs in 2 ms:
+        # 12.8 of its 32 ms went to compiling (bench/results/random-queries.md). Statements
+        # of a content API are short; JIT pays off only for long analytical scans.
+        settings = {"jit": "off"}
         if statement_timeout > 0:
-            # Set when each connection opens, so it holds for every statement on it —
-            # SQLAlchemy's and the kept statements run on asyncpg directly (driver.py).
             # A statement cancelled by it (SQLSTATE 57014) answers 503 (db/outage.py).
-            milliseconds = str(max(1, round(statement_timeout * 1000)))
-            options["connect_args"] = {"server_settings": {"statement_timeout": milliseconds}}
+            settings["statement_timeout"] = str(max(1, round(statement_timeout * 1000)))
+        options["connect_args"] = {"server_settings": settings}
         return options
 
     def install(self, engine: Engine, *, busy_timeout: float) -> None:

@@ -103,3 +103,18 @@ async def test_zero_lets_a_statement_wait(postgres_only, databases, start_app):
     finally:
         await releasing
         await holder.close()
+
+
+async def test_connections_run_without_jit_and_with_the_timeout(
+    postgres_only, databases, start_app
+):
+    """Both are set when a connection opens (db/dialect.py): no JIT compilation of a costly
+    estimated list page at every run, and the statement timeout."""
+    handle = await start_app(database_url=await databases.new_url(), statement_timeout=7)
+    async with handle.runtime.database.read() as conn:
+        jit = (await conn.execute(text("SHOW jit"))).scalar_one()
+        timeout = (await conn.execute(text("SHOW statement_timeout"))).scalar_one()
+    assert (jit, timeout) == ("off", "7s")
+    unbounded = await start_app(database_url=await databases.new_url(), statement_timeout=0)
+    async with unbounded.runtime.database.read() as conn:
+        assert (await conn.execute(text("SHOW jit"))).scalar_one() == "off"
