@@ -40,7 +40,7 @@ PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("authorization", "auth/deps.py", ("require",)),
     ("query string", "rest/handlers.py", ("_list_query", "_entry_query")),
     ("database driver", "db/driver.py", ("rows", "mappings")),
-    ("finding entries (driver included)", "entries/service.py", ("find_many", "find_one")),
+    ("finding entries (driver included)", "entries/reads.py", ("find_many", "find_one")),
     ("serializing", "entries/serialize.py", ("entries", "entry")),
     ("JSON encoding", "http/responses.py", ("render",)),
 )
