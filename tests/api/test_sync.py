@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sqlalchemy import event, inspect, text
 from sqlalchemy.engine import Engine
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from contentapi.app import create_app
 from tests.conftest import ADMIN_TOKEN, MODELS, AppHandle, make_settings
@@ -216,11 +217,9 @@ async def _indexes(handle: AppHandle, table: str) -> dict[str, list[str]]:
         )
 
 
-async def test_an_index_asked_for_by_the_model_is_added_to_an_existing_table(
-    databases, tmp_path: Path
-):
-    """``pluginOptions.contentapi.index`` on an attribute: the column gets an index, also on a
-    table that already holds rows (additively, as Strapi's own databases need)."""
+async def _a_profile_stored(databases, tmp_path: Path) -> tuple[Path, str]:
+    """A copy of the example models and a database holding one profile (``Kept``), the app
+    stopped: the models can then change before the next start."""
     models = tmp_path / "models"
     shutil.copytree(MODELS, models)
     url = await databases.new_url()
@@ -230,7 +229,15 @@ async def test_an_index_asked_for_by_the_model_is_added_to_an_existing_table(
         )
         assert created.status_code == 200
         assert "profiles_headline_index" not in await _indexes(first, "profiles")
+    return models, url
 
+
+async def test_an_index_asked_for_by_the_model_is_added_to_an_existing_table(
+    databases, tmp_path: Path
+):
+    """``pluginOptions.contentapi.index`` on an attribute: the column gets an index, also on a
+    table that already holds rows (additively, as Strapi's own databases need)."""
+    models, url = await _a_profile_stored(databases, tmp_path)
     model_path = models / "profile.json"
     model = json.loads(model_path.read_text())
     model["attributes"]["headline"]["pluginOptions"] = {"contentapi": {"index": True}}
@@ -251,26 +258,21 @@ async def test_indexes_asked_for_by_a_content_type_are_built_on_an_existing_tabl
     """``pluginOptions.contentapi.indexes`` on a content type: multi-column indexes, added to
     a table that already holds rows — on PostgreSQL with ``CREATE INDEX CONCURRENTLY`` after
     the sync's transaction (db/sync.py), an invalid one a failed build left rebuilt."""
-    models = tmp_path / "models"
-    shutil.copytree(MODELS, models)
-    url = await databases.new_url()
-    async with AppHandle(create_app(make_settings(url, models))) as first:
-        created = await first.client.post(
-            "/api/profiles", json={"data": {"headline": "Kept"}}, headers=HEADERS
-        )
-        assert created.status_code == 200
-        postgresql = first.runtime.database.dialect.builds_indexes_concurrently
-        if postgresql:  # what an interrupted CONCURRENTLY build leaves: an invalid index
-            async with first.runtime.database.write() as conn:
-                await conn.execute(
-                    text("CREATE INDEX profiles_headline_created_at_index ON profiles (id)")
+    models, url = await _a_profile_stored(databases, tmp_path)
+    postgresql = url.startswith("postgresql")
+    if postgresql:  # what an interrupted CONCURRENTLY build leaves: an invalid index
+        engine = create_async_engine(url)
+        async with engine.begin() as conn:
+            await conn.execute(
+                text("CREATE INDEX profiles_headline_created_at_index ON profiles (id)")
+            )
+            await conn.execute(
+                text(
+                    "UPDATE pg_index SET indisvalid = false WHERE indexrelid = "
+                    "'profiles_headline_created_at_index'::regclass"
                 )
-                await conn.execute(
-                    text(
-                        "UPDATE pg_index SET indisvalid = false WHERE indexrelid = "
-                        "'profiles_headline_created_at_index'::regclass"
-                    )
-                )
+            )
+        await engine.dispose()
 
     model_path = models / "profile.json"
     model = json.loads(model_path.read_text())

@@ -382,7 +382,7 @@ class PostgreSQL(Dialect):
         # serve a prefix from a `text_pattern_ops` index). As a parameter, or as `substr(…) =`,
         # it guesses one row, and the generic plan it settles on after five runs probed the
         # tags of every book for `filters[author][name][$startsWith]=A` (28 ms instead of
-        # 0.4: docs/benchmarks.md, "Filters on related attributes").
+        # 0.4: docs/benchmarks.md, "The related-attribute family").
         escaped = _LIKE_SPECIAL.sub(r"\\\g<0>", value)
         pattern = {"start": f"{escaped}%", "end": f"%{escaped}", "anywhere": f"%{escaped}%"}
         return column.like(bindparam(None, pattern[where], String(), literal_execute=True))
