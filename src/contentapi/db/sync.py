@@ -100,6 +100,12 @@ _INVALID_INDEXES = text(
 )
 
 
+_INDEX_VALIDITY = text(
+    "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+    "WHERE c.relname = :name AND pg_table_is_visible(c.oid)"
+)
+
+
 def _invalid_indexes(connection: Connection, table: str) -> set[str]:
     """The indexes of ``table`` PostgreSQL does not use: left by a ``CONCURRENTLY`` build that
     failed or was interrupted."""
@@ -162,13 +168,7 @@ def _build_concurrently(connection: Connection, indexes: list[Index]) -> list[st
     connection.execute(text("SET statement_timeout = 0"))
     try:
         for index in indexes:
-            valid = connection.execute(
-                text(
-                    "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-                    "WHERE c.relname = :name AND pg_table_is_visible(c.oid)"
-                ),
-                {"name": index.name},
-            ).scalar()
+            valid = connection.execute(_INDEX_VALIDITY, {"name": index.name}).scalar()
             if valid:
                 continue
             if valid is False:  # left by a build that failed or was interrupted

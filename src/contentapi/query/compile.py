@@ -202,13 +202,8 @@ class Compiler:
         terms: list[UnaryExpression[Any]] = []
         for key in keys:
             if key.path and self._to_one_path(model, key.path):
-                statement, column = self._join_path(statement, model, table, key.path)
-                expression = self._sortable(column.c[key.column], key.kind)
-                terms.append(
-                    expression.desc().nulls_first()
-                    if key.descending
-                    else expression.asc().nulls_last()
-                )
+                statement, related = self._join_path(statement, model, table, key.path)
+                terms.append(_directed(self._sortable(related.c[key.column], key.kind), key))
             else:
                 terms += self.sort_terms(model, table, [key])
         return statement.order_by(*terms, table.c.id.asc())
@@ -261,9 +256,7 @@ class Compiler:
                 expression: Any = self._related_value(model, table, key)
             else:
                 expression = self._sortable(table.c[key.column], key.kind)
-            terms.append(
-                expression.desc().nulls_first() if key.descending else expression.asc().nulls_last()
-            )
+            terms.append(_directed(expression, key))
         return terms
 
     def _related_value(self, model: Model, outer: FromClause, key: SortKey) -> Any:
@@ -322,6 +315,11 @@ class Compiler:
         if kind in JSON_KINDS:
             return self.sql.json_sortable(column)
         return column
+
+
+def _directed(expression: Any, key: SortKey) -> UnaryExpression[Any]:
+    """``expression`` in ``key``'s direction, nulls where PostgreSQL puts them (module doc)."""
+    return expression.desc().nulls_first() if key.descending else expression.asc().nulls_last()
 
 
 def _needs_only_id(node: Filter) -> bool:
