@@ -86,7 +86,7 @@ class ContentapiServer:
         return f"http://127.0.0.1:{self.port}"
 
     async def start(self) -> None:
-        url = await recreate_database("contentapi_bench")
+        url = await recreate_database(self.database)
         self.database_url = url.replace("postgresql://", "postgresql+asyncpg://")
         env = {
             **os.environ,
