@@ -85,8 +85,13 @@ class ContentapiServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    async def start(self) -> None:
-        url = await recreate_database(self.database)
+    async def start(self, fresh: bool = True) -> None:
+        """Start on a fresh database (``fresh``), or again on the one it has (its rows kept)."""
+        url = (
+            await recreate_database(self.database)
+            if fresh
+            else PG_ADMIN.rsplit("/", 1)[0] + f"/{self.database}"
+        )
         self.database_url = url.replace("postgresql://", "postgresql+asyncpg://")
         env = {
             **os.environ,
@@ -136,19 +141,21 @@ class StrapiServer:
         """Whether the reference can be installed here (it needs Node.js and npm)."""
         return all(shutil.which(tool) for tool in ("node", "npm", "psql", "createdb"))
 
-    async def start(self) -> None:
+    async def start(self, fresh: bool = True) -> None:
+        """Install and start on a fresh database (``fresh``), or start again on the one it has."""
         env = {**os.environ, "MODELS_DIR": str(MODELS)}
         subprocess.run(["bash", str(REFERENCE / "stop.sh")], env=env, capture_output=True)
+        if fresh:
+            subprocess.run(
+                ["bash", str(REFERENCE / "setup.sh")],
+                cwd=ROOT,
+                env=env,
+                check=True,
+                capture_output=True,
+            )
+            await recreate_database(self.database)
         subprocess.run(
-            ["bash", str(REFERENCE / "setup.sh")],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            capture_output=True,
-        )
-        await recreate_database("strapi_bench")
-        subprocess.run(
-            ["bash", str(REFERENCE / "start.sh"), "strapi_bench"],
+            ["bash", str(REFERENCE / "start.sh"), self.database],
             cwd=ROOT,
             env=env,
             check=True,
