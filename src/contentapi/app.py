@@ -32,7 +32,7 @@ from contentapi.i18n.routes import build_i18n_router
 from contentapi.index import build_index_router
 from contentapi.openapi import build_documentation_router
 from contentapi.rest.global_middlewares import GlobalMiddlewares
-from contentapi.rest.router import build_content_router
+from contentapi.rest.router import build_content_routes, build_custom_router
 from contentapi.runtime import Runtime
 from contentapi.schema.builtin import FILE_UID, USER_UID
 from contentapi.upload.routes import UploadServices, UploadsStatic, build_upload_router
@@ -113,12 +113,14 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     # for the tests and tools that reach into a running app; no route reads it
     app.state.runtime = runtime
     install_error_handlers(app)
-    # First: most requests are content requests, and FastAPI tries the routers in this order
-    # (every route of each router before, twice per request). Nothing else can be shadowed:
-    # content paths are /api/<plural or singular name>, and the names the other routers use
-    # under /api are reserved (schema/document_rules.py).
-    app.include_router(
-        build_content_router(runtime.registry, services.content, feed, extensions.rest)
+    # First: most requests are content requests, and the routes are tried in this order. The
+    # custom routes extensions add come before the core ones they could shadow; nothing else
+    # can be: content paths are /api/<plural or singular name>, and the names the other
+    # routers use under /api are reserved (schema/document_rules.py).
+    if extensions.rest.routes:
+        app.include_router(build_custom_router(extensions.rest, services.content))
+    app.router.routes.append(
+        build_content_routes(runtime.registry, services.content, feed, extensions.rest)
     )
     app.include_router(build_health_router(runtime.database))
     if settings.documentation_enabled:

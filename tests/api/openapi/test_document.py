@@ -10,6 +10,8 @@ import pytest
 from openapi_spec_validator import validate
 from starlette.routing import Mount, Route
 
+from contentapi.rest.router import ContentRoutes
+
 #: Routes that are not part of the REST API the document describes.
 UNDOCUMENTED = re.compile(r"^/(documentation|graphql|uploads)")
 
@@ -31,25 +33,28 @@ async def test_the_document_is_valid_openapi_3_1(document):
     validate(document)  # raises on any violation of the OpenAPI 3.1 schema
 
 
-def _routes(routes: list) -> list[Route]:
-    """Every route, also inside included routers (FastAPI keeps those as their own nodes)."""
-    found: list[Route] = []
+def _routes(routes: list) -> list[tuple[str, set[str]]]:
+    """Every route's path and methods, also inside included routers (FastAPI keeps those as
+    their own nodes) and the content types' core routes (one route, ``ContentRoutes``)."""
+    found: list[tuple[str, set[str]]] = []
     for route in routes:
         included = getattr(route, "original_router", None)
         if included is not None:
             found += _routes(included.routes)
+        elif isinstance(route, ContentRoutes):
+            found += [(served.path, set(served.methods)) for served in route.served()]
         elif isinstance(route, Route) and not isinstance(route, Mount):
-            found.append(route)
+            found.append((route.path, set(route.methods or ())))
     return found
 
 
 async def test_every_served_route_and_method_is_in_the_document(app, document):
     served: dict[str, set[str]] = {}
-    for route in _routes(app.app.routes):
-        if UNDOCUMENTED.match(route.path):
+    for route_path, methods in _routes(app.app.routes):
+        if UNDOCUMENTED.match(route_path):
             continue
-        path = re.sub(r"\{[a-z_]+\}", "{id}", route.path)
-        served.setdefault(path, set()).update(m.lower() for m in route.methods or ())
+        path = re.sub(r"\{[a-z_]+\}", "{id}", route_path)
+        served.setdefault(path, set()).update(m.lower() for m in methods)
     documented = {
         path: {method for method in item if method != "parameters"}
         for path, item in document["paths"].items()
