@@ -4,6 +4,7 @@
     python -m bench.run --only contentapi --against bench/results/latest.json
     python -m bench.run --books 500 --seconds 5   # a quick smoke run
     python -m bench.run --scenarios random        # the random-query phase alone
+    python -m bench.run --books 500000 --bulk --random-queries 0   # 100x the data, by COPY
 
 Every scenario's response is verified (2xx, non-empty data, expected total) before it is
 measured with wrk; then the random-query phase (``bench/random_queries.py``) measures
@@ -29,6 +30,7 @@ import psutil
 from rich.console import Console
 from rich.table import Table
 
+from bench.bulk_seed import bulk_seed
 from bench.dataset import build_dataset
 from bench.floor import capture_statements, replay
 from bench.load import ensure_wrk, run_wrk
@@ -203,6 +205,16 @@ async def main() -> None:
     parser.add_argument("--random-queries", type=int, default=500, help="0: no random phase")
     parser.add_argument("--random-requests", type=int, default=160, help="per query and server")
     parser.add_argument("--random-seed", type=int, default=11)
+    parser.add_argument(
+        "--bulk",
+        action="store_true",
+        help="seed the books with COPY (bench/bulk_seed.py), not the API: for large --books",
+    )
+    parser.add_argument(
+        "--tag",
+        help="a run beside another: databases contentapi_bench_TAG and strapi_bench_TAG, "
+        "contentapi on port 1342, results in bench/results/TAG.json (latest.json untouched)",
+    )
     args = parser.parse_args()
     ensure_wrk()
     data = build_dataset(args.books)
@@ -212,10 +224,13 @@ async def main() -> None:
     servers: list[Any] = []
     if args.only in ("contentapi", "both"):
         bin_dir = Path(sys.executable).parent if args.dev_env else serve_env()
-        servers.append(ContentapiServer(workers=args.workers, bin_dir=bin_dir))
+        tagged = {"database": f"contentapi_bench_{args.tag}", "port": 1342} if args.tag else {}
+        servers.append(ContentapiServer(workers=args.workers, bin_dir=bin_dir, **tagged))
     if args.only in ("strapi", "both") and not args.against:
         if StrapiServer.available():
-            servers.append(StrapiServer())
+            servers.append(
+                StrapiServer(**({"database": f"strapi_bench_{args.tag}"} if args.tag else {}))
+            )
         else:
             console.print(
                 "[yellow]Node.js, npm or the PostgreSQL client tools not found: measuring "
@@ -227,7 +242,10 @@ async def main() -> None:
         for server in servers:
             console.print(f"starting {server.name} …")
             await server.start()
-            rate = await seed(server.base_url, server.token, data, server.name)
+            if args.bulk:
+                rate = await bulk_seed(server, data)
+            else:
+                rate = await seed(server.base_url, server.token, data, server.name)
             seeding[server.name] = round(rate, 1)
             console.print(f"{server.name}: {rate:.1f} books created per second")
             await analyze_database(server.database)
@@ -241,8 +259,9 @@ async def main() -> None:
             "contentapi_workers": args.workers,
             "scenarios": {},
             "floor": {},
-            # books created per second through POST /api/books (16 at once)
+            # books created per second through POST /api/books (16 at once), or by COPY
             "seeding_books_per_second": seeding,
+            "seeding": "COPY (bench/bulk_seed.py)" if args.bulk else "REST API",
         }
         for scenario in chosen:
             row: dict[str, Any] = {"title": scenario.title}
@@ -273,11 +292,11 @@ async def main() -> None:
             server.stop()
     RESULTS.mkdir(exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    for path in (RESULTS / f"{stamp}.json", RESULTS / "latest.json"):
+    for path in (RESULTS / f"{stamp}.json", RESULTS / f"{args.tag or 'latest'}.json"):
         path.write_text(json.dumps(results, indent=2))
     baseline = json.loads(args.against.read_text()) if args.against else None
     _print(results, baseline)
-    console.print(f"results: {RESULTS / 'latest.json'} ({results['wall_seconds']} s)")
+    console.print(f"results: {path} ({results['wall_seconds']} s)")
 
 
 if __name__ == "__main__":
