@@ -37,7 +37,7 @@ from contentapi.db.notify import AUTH_CHANNEL, CONTENT_CHANNEL, ChangeListener
 from contentapi.db.system import events, webhook_deliveries, webhooks
 from contentapi.runtime import Runtime
 
-__all__ = ["reset_tables"]
+__all__ = ["heard_everything", "reset_tables"]
 
 
 @dataclass
@@ -92,12 +92,17 @@ async def reset_tables(runtime: Runtime) -> None:
         if baseline is None or not keep:
             await ensure_default_roles(conn, runtime.tables)  # as a fresh start-up leaves them
             plan.baseline = await _snapshot(conn, plan, postgres)
+    await heard_everything(runtime)
+
+
+async def heard_everything(runtime: Runtime) -> None:
+    """On PostgreSQL, wait until the change listener has handed over every notification sent
+    before (the module's text): a test's own writes can no longer empty a cache after this."""
     if runtime.change_listener is not None and runtime.change_listener.live:
         await _heard_everything(runtime.database, runtime.change_listener)
 
 
 async def _heard_everything(database: Database, listener: ChangeListener) -> None:
-    """Wait until the listener has handed over every notification sent before (module note)."""
     marker = f"~reset-{uuid.uuid4().hex}"
     channels = (CONTENT_CHANNEL, AUTH_CHANNEL)
     heard = {channel: asyncio.Event() for channel in channels}

@@ -18,8 +18,8 @@ print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
 """
 
 
-def test_a_server_without_strawberry_extensions_does_not_import_strawberry(tmp_path: Path) -> None:
-    """Strawberry (10 MB per worker) is imported when an extension asks for it, not before."""
+def _imported_by_a_server(tmp_path: Path) -> set[str]:
+    """The top-level packages a server has imported once its app is built."""
     env = {
         "CONTENTAPI_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'probe.db'}",
         "CONTENTAPI_CONTENT_TYPES_DIR": str(MODELS),
@@ -31,7 +31,21 @@ def test_a_server_without_strawberry_extensions_does_not_import_strawberry(tmp_p
     )
     imported = set(json.loads(result.stdout.strip().splitlines()[-1]))
     assert "contentapi" in imported
-    assert "strawberry" not in imported
+    return imported
+
+
+def test_a_server_without_strawberry_extensions_does_not_import_strawberry(tmp_path: Path) -> None:
+    """Strawberry (10 MB per worker) is imported when an extension asks for it, not before."""
+    assert "strawberry" not in _imported_by_a_server(tmp_path)
+
+
+def test_pyjwt_and_cryptography_wait_for_the_first_user_jwt(tmp_path: Path) -> None:
+    """PyJWT imports ``cryptography`` (about 10 MB per worker) when it is installed, as it is
+    for encrypted transfer archives: both are imported when a user's JWT is first issued or
+    verified (``auth/jwt.py``), not by a server whose callers send API tokens."""
+    imported = _imported_by_a_server(tmp_path)
+    assert "jwt" not in imported
+    assert "cryptography" not in imported
 
 
 def test_the_supervisor_imports_neither_asyncio_nor_the_app() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tests.support.reset import heard_everything
+
 POPULATE = (
     "populate[author]=true&populate[categories]=true&populate[related]=true"
     "&populate[seo]=true&populate[blocks][populate]=*"
@@ -67,6 +69,7 @@ async def test_statement_count_does_not_grow_with_rows(app, statements, backend)
 async def test_a_repeated_list_reuses_its_total_until_a_write(app, statements, backend):
     """PostgreSQL keeps list totals per worker (entries/totals.py); SQLite counts every time."""
     await _seed(app, 3)
+    await heard_everything(app.runtime)  # the seed's notifications would empty the totals
     app.runtime.entries.totals.clear()
     first = await _content_statements_kept(app, statements, "pagination[pageSize]=2")
     again = await _content_statements_kept(
