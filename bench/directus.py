@@ -9,7 +9,8 @@ module answers that on the benchmark's own data:
    fresh ``directus_bench`` database; creates the benchmark's model through Directus's REST API
    (``/collections``, ``/fields``, ``/relations``) and seeds ``bench.dataset.build_dataset()``
    with the same ids; starts and seeds contentapi exactly as ``bench/run.py`` does; ``ANALYZE``
-   on both databases;
+   on both databases. A database that already holds the data set (a previous run's) is used as
+   it is, its server started on it (``--fresh``: seed both anew);
 2. for each scenario it can express in both query languages (the related filter first), verifies
    that both servers answer the expected total, then times them with wrk, the servers
    alternating, ``--rounds`` rounds each;
@@ -18,7 +19,7 @@ module answers that on the benchmark's own data:
    contentapi's own statements;
 4. writes ``bench/results/directus.json``.
 
-    python -m bench.directus                       # ~8 min after the first install (~5 min)
+    python -m bench.directus                       # ~8 min (+5 the first time: npm)
     python -m bench.directus --scenarios related_filter --rounds 3
 """
 
@@ -439,6 +440,9 @@ async def _time(server: Any, scenario: Scenario, seconds: int, connections: int)
     with Sampler(pid) as sampler:
         result = await asyncio.to_thread(run_wrk, base, token, scenario, seconds, connections)
     return {
+        # the machine's 1-minute load average after the run (this run's own load is ~3-4 on
+        # 2 cores); much more means something else was running: the figures are noisy
+        "load_1m": round(os.getloadavg()[0], 2),
         "rps": round(result.requests_per_second, 1),
         "p50_ms": round(result.p50_ms, 2),
         "p99_ms": round(result.p99_ms, 2),
@@ -521,7 +525,8 @@ async def _explain(database_url: str, sql: str, *params: Any) -> list[str]:
 async def directus_plans(server: DirectusServer, scenario: Scenario) -> list[dict[str, Any]]:
     """Every statement Directus sends for one request of ``scenario`` and the plan of each that
     reads the benchmark's tables: ``log_min_duration_statement = 0`` on its database alone, for
-    one request (Directus restarted, so that its pool's connections take the setting)."""
+    one request after a first one (Directus restarted, so that its pool's connections take the
+    setting; its first request after a start also reads the schema into memory)."""
     admin = await asyncpg.connect(PG_ADMIN)
     url = _database_url(server.database)
     try:
@@ -530,6 +535,8 @@ async def directus_plans(server: DirectusServer, scenario: Scenario) -> list[dic
         )
         server.stop()
         await server.start()
+        await _answer(server, scenario)  # the first request after a start loads the schema
+        await asyncio.sleep(0.5)
         offset = POSTGRES_LOG.stat().st_size
         await _answer(server, scenario)
         await asyncio.sleep(1)
@@ -571,7 +578,38 @@ async def _directus_version(server: DirectusServer) -> str:
     return str((info.get("data") or {}).get("version", "?"))
 
 
-async def _prepare_directus(server: DirectusServer, data: Dataset) -> float:
+async def _holds(database: str, data: Dataset) -> bool:
+    """Whether ``database`` already holds the data set (as many rows in each table): a run
+    then starts its server on it as it is; the totals are verified before timing anyway."""
+    expected = {
+        "authors": len(data.authors),
+        "tags": len(data.tags),
+        "publishers": len(data.publishers),
+        "books": len(data.books),
+    }
+    try:
+        conn = await asyncpg.connect(_database_url(database))
+    except (asyncpg.InvalidCatalogNameError, OSError):
+        return False
+    try:
+        for table, count in expected.items():
+            if await conn.fetchval(f'SELECT count(*) FROM "{table}"') != count:
+                return False
+    except asyncpg.PostgresError:
+        return False
+    finally:
+        await conn.close()
+    return True
+
+
+async def _prepare_directus(server: DirectusServer, data: Dataset, reuse: bool) -> float | None:
+    """Directus started on the seeded ``directus_bench`` (``reuse``, when it holds the data set)
+    or installed, started on a fresh one, given the model and seeded; the seeding rate."""
+    if reuse and await _holds(server.database, data):
+        print("directus: starting on its seeded database", flush=True)
+        await server.install(fresh=False)
+        await server.start()
+        return None
     print("directus: installing (a no-op when done) and starting on a fresh database", flush=True)
     await server.install(fresh=True)
     await server.start()
@@ -579,23 +617,33 @@ async def _prepare_directus(server: DirectusServer, data: Dataset) -> float:
     rate = await seed_directus(server, data)
     print(f"directus: {rate:.1f} books created per second", flush=True)
     await analyze_database(server.database)
-    return rate
+    return round(rate, 1)
 
 
-async def _prepare_contentapi(server: ContentapiServer, data: Dataset) -> float:
-    print("contentapi: starting on a fresh database, as bench/run.py does", flush=True)
+async def _prepare_contentapi(server: ContentapiServer, data: Dataset, reuse: bool) -> float | None:
+    """contentapi started on the seeded ``contentapi_bench`` (``reuse``, when it holds the data
+    set), or on a fresh one seeded as ``bench/run.py`` does; the seeding rate."""
+    if reuse and await _holds(server.database, data):
+        print("contentapi: starting on its seeded database", flush=True)
+        await server.start(fresh=False)
+        return None
+    print("contentapi: starting on a fresh database, seeded as bench/run.py does", flush=True)
     await server.start()
     rate = await seed(server.base_url, server.token, data, server.name)
     print(f"contentapi: {rate:.1f} books created per second", flush=True)
     await analyze_database(server.database)
-    return rate
+    return round(rate, 1)
 
 
 def _commit() -> str:
-    found = subprocess.run(
-        ["git", "-C", str(ROOT), "log", "-1", "--format=%h"], capture_output=True, text=True
-    )
-    return found.stdout.strip()
+    """The commit measured, and whether ``src/`` had changes not committed yet."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+        return done.stdout.strip()
+
+    dirty = git("status", "--short", "src")
+    return git("log", "-1", "--format=%h") + (" + uncommitted src/ changes" if dirty else "")
 
 
 def _print_plans(title: str, statements: list[dict[str, Any]]) -> None:
@@ -634,6 +682,11 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--scenarios", help="comma-separated keys (default: all five)")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="seed both anew even when their databases hold the data set already",
+    )
     parser.add_argument("--no-plans", action="store_true", help="skip the EXPLAIN capture")
     args = parser.parse_args()
     ensure_wrk()
@@ -646,8 +699,8 @@ async def main() -> None:
     started = time.monotonic()
     try:
         seeding = {
-            "directus": round(await _prepare_directus(directus, data), 1),
-            "contentapi": round(await _prepare_contentapi(contentapi, data), 1),
+            "directus": await _prepare_directus(directus, data, not args.fresh),
+            "contentapi": await _prepare_contentapi(contentapi, data, not args.fresh),
         }
         results: dict[str, Any] = {
             "date": datetime.now(UTC).isoformat(timespec="seconds"),
