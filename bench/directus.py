@@ -377,13 +377,14 @@ def directus_scenarios(data: Dataset) -> list[Pair]:
     ]
 
 
-async def _answer(server: Any, scenario: Scenario) -> tuple[int, Any]:
+async def _answer(server: Any, scenario: Scenario) -> tuple[int, Any, int]:
+    """The status, the JSON and the size in bytes of the answer to ``scenario``."""
     async with _client(server) as client:
         response = await client.get(scenario.path)
     try:
-        return response.status_code, response.json()
+        return response.status_code, response.json(), len(response.content)
     except ValueError:
-        return response.status_code, {}
+        return response.status_code, {}, len(response.content)
 
 
 def _total(name: str, payload: dict[str, Any]) -> int | None:
@@ -420,13 +421,14 @@ async def verify(pair: Pair, servers: dict[str, Any]) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for name, server in servers.items():
         scenario = pair.contentapi if name == "contentapi" else pair.directus
-        status, payload = await _answer(server, scenario)
+        status, payload, size = await _answer(server, scenario)
         problem, total = _check(name, pair, status, payload)
         if problem is not None:
             raise RuntimeError(f"{pair.key} on {name}: {problem}")
         data = payload["data"]
         rows = data if isinstance(data, list) else [data]
-        found[name] = {"total": total, "first_ids": [row["id"] for row in rows[:5]]}
+        ids = [row["id"] for row in rows[:5]]
+        found[name] = {"total": total, "first_ids": ids, "bytes": size}
     return found
 
 
@@ -687,6 +689,7 @@ async def main() -> None:
         action="store_true",
         help="seed both anew even when their databases hold the data set already",
     )
+    parser.add_argument("--out", type=Path, default=RESULTS / "directus.json")
     parser.add_argument("--no-plans", action="store_true", help="skip the EXPLAIN capture")
     args = parser.parse_args()
     ensure_wrk()
@@ -738,12 +741,12 @@ async def main() -> None:
     finally:
         directus.stop()
         contentapi.stop()
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "directus.json").write_text(json.dumps(results, indent=2) + "\n")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
     for name, statements in results.get("plans", {}).items():
         _print_plans(f"{name}: the related filter", statements)
     _print_table(results)
-    print(f"results: {RESULTS / 'directus.json'} ({results['wall_seconds']} s)")
+    print(f"results: {args.out} ({results['wall_seconds']} s)")
 
 
 if __name__ == "__main__":
