@@ -20,9 +20,11 @@ layout, so one set of rows serves both:
 
 ``python -m bench.bulk_seed --check [--books 2000]`` proves it: each server is seeded once
 through its API (one book at a time, so ids follow the data set) and once in bulk, on databases
-of its own, and the rows of every book table and the answers of every read scenario
-(``bench/scenarios.py``) must be the same, timestamps aside (and, on Strapi, the ids of
-components, which its API numbers in whatever order its parallel inserts finish).
+of its own, and the rows of every book table (on contentapi its change feed too), the next id
+of each of their sequences and the answers of every read scenario (``bench/scenarios.py``),
+of a few entries and of each list sorted by id must be the same, timestamps aside — on Strapi
+also the ids of components, which its API numbers in whatever order its parallel inserts
+finish, and the order of lists without a sort, which is whatever its plan reads.
 """
 
 from __future__ import annotations
@@ -49,10 +51,7 @@ from bench.servers import PG_ADMIN, ContentapiServer, StrapiServer, analyze_data
 
 __all__ = ["bulk_seed", "copy_books"]
 
-#: one API write's component rows, in the order it attaches them (``books_components``)
-CHAPTERS_PER_BOOK = 2
-JOINS_PER_BOOK = 5
-#: the tables a book's rows go to, emptied of nothing: the books must be the first ones
+#: the tables a book's rows go to (the check compares the next id of each)
 BOOK_TABLES = (
     "books",
     "books_author_links",
@@ -131,15 +130,14 @@ def _blocks(books: list[dict[str, Any]], kind: str, fields: tuple[str, ...]) -> 
 
 def _component_joins(books: list[dict[str, Any]]) -> Iterator[tuple]:
     """``(id, entity_id, component_id, component_type, field, order)`` as a POST attaches
-    them: the SEO (no order), the chapters, then the dynamic zone's blocks."""
-    join = 0
+    them: the SEO (no order), the chapters (numbered as ``_chapters`` numbers them), then the
+    dynamic zone's blocks."""
+    join = chapter = 0
     for number, book in enumerate(books, 1):
         rows: list[tuple[int, str, str, float | None]] = [(number, "bench.seo", "seo", None)]
-        first_chapter = (number - 1) * CHAPTERS_PER_BOOK
-        rows += [
-            (first_chapter + place, "bench.chapter", "chapters", float(place))
-            for place in range(1, len(book["chapters"]) + 1)
-        ]
+        for place in range(1, len(book["chapters"]) + 1):
+            chapter += 1
+            rows.append((chapter, "bench.chapter", "chapters", float(place)))
         rows += [
             (number, block["__component"], "blocks", float(place))
             for place, block in enumerate(book["blocks"], 1)
@@ -326,17 +324,20 @@ _TABLE_QUERIES = {
     "(SELECT count(*) FROM components_bench_quotes), "
     "(SELECT count(*) FROM components_bench_riches)",
 }
-_EVENTS_QUERY = (
-    "SELECT id, event, uid, entry_id, locale, "
+#: contentapi's alone: its change feed, and its component ids (Strapi's API numbers a book's
+#: chapters in whichever order its parallel inserts finish)
+_CONTENTAPI_QUERIES = {
+    "contentapi_events": "SELECT id, event, uid, entry_id, locale, "
     "(payload::jsonb #- '{entry,createdAt}') #- '{entry,updatedAt}' AS payload, dispatched "
-    "FROM contentapi_events ORDER BY id"
-)
+    "FROM contentapi_events ORDER BY id",
+    "component ids": "SELECT id, component_id FROM books_components ORDER BY id",
+}
 
 
-async def _tables(database: str, events: bool) -> dict[str, list[tuple]]:
+async def _tables(database: str, contentapi: bool) -> dict[str, list[tuple]]:
     conn = await asyncpg.connect(_dsn(database))
     try:
-        queries = {**_TABLE_QUERIES, **({"contentapi_events": _EVENTS_QUERY} if events else {})}
+        queries = {**_TABLE_QUERIES, **(_CONTENTAPI_QUERIES if contentapi else {})}
         found = {
             name: [tuple(row) for row in await conn.fetch(sql)] for name, sql in queries.items()
         }
@@ -352,12 +353,30 @@ async def _next_ids(conn: asyncpg.Connection) -> list[tuple]:
     tables = [*BOOK_TABLES, "contentapi_events"]
     rows = []
     for table in tables:
+        if await conn.fetchval("SELECT to_regclass($1)", table) is None:
+            continue  # contentapi's change feed, on Strapi
         sequence = await conn.fetchval(f"SELECT pg_get_serial_sequence('{table}', 'id')")
-        if sequence is None:
-            continue
         state = await conn.fetchrow(f"SELECT last_value, is_called FROM {sequence}")
         rows.append((table, state["last_value"] + (1 if state["is_called"] else 0)))
     return rows
+
+
+async def _dispatched(database: str, seconds: float = 15) -> None:
+    """Wait until contentapi's dispatcher has marked every event of the API's writes
+    dispatched (it does at its next poll, a second at most), as the bulk rows are."""
+    conn = await asyncpg.connect(_dsn(database))
+    try:
+        if await conn.fetchval("SELECT to_regclass('contentapi_events')") is None:
+            return
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if not await conn.fetchval(
+                "SELECT count(*) FROM contentapi_events WHERE NOT dispatched"
+            ):
+                return
+            await asyncio.sleep(0.2)
+    finally:
+        await conn.close()
 
 
 def _strip(value: Any, component_ids: bool) -> Any:
@@ -385,19 +404,37 @@ def _drop_ids(value: Any) -> Any:
     return value
 
 
-async def _answers(server: Any, data: Dataset) -> dict[str, Any]:
-    """The answer of every read scenario, and of a few entries with ``populate=*``."""
-    headers = {"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"}
+def _requests(data: Dataset) -> list[tuple[str, str, str, str | None]]:
+    """Every read scenario, each list again sorted by id, and a few entries with
+    ``populate=*``: ``(key, method, path, body)``."""
     chosen = [s for s in scenarios(data) if s.method == "GET" or s.graphql]
-    paths = [(s.key, s.method, s.path, s.body) for s in chosen]
     last = len(data.books)
-    paths += [
-        (f"entry {n}", "GET", f"/api/books/{n}?populate=*", None) for n in (1, last // 2, last)
+    requests = [(s.key, s.method, s.path, s.body) for s in chosen]
+    requests += [(f"entry {n}", "GET", f"/api/books/{n}?populate=*", None) for n in (1, last)]
+    requests.append(
+        ("last page", "GET", f"/api/books?populate=*&pagination[page]={last // 25}", None)
+    )
+    requests += [
+        (f"{key}, sorted by id", method, f"{path}{'&' if '?' in path else '?'}sort[0]=id:asc", body)
+        for key, method, path, body in requests
+        if _unordered(path)
     ]
-    paths.append(("last page", "GET", f"/api/books?populate=*&pagination[page]={last // 25}", None))
+    return requests
+
+
+def _unordered(path: str) -> bool:
+    """A list without a sort: Strapi answers it in whatever order its plan reads the rows
+    (contentapi in id order), so on Strapi only its ``meta`` is compared."""
+    return (
+        path.startswith("/api/books") and not path.startswith("/api/books/") and "sort" not in path
+    )
+
+
+async def _answers(server: Any, requests: list[tuple[str, str, str, str | None]]) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"}
     found: dict[str, Any] = {}
     async with httpx.AsyncClient(base_url=server.base_url, headers=headers, timeout=60) as client:
-        for key, method, path, body in paths:
+        for key, method, path, body in requests:
             found[key] = await _answer(client, method, path, body)
     return found
 
@@ -425,23 +462,33 @@ async def _seeded_both_ways(make: Any, name: str, data: Dataset) -> list[str]:
             if way == "api":
                 await seed(server.base_url, server.token, data, f"{name} {way}", concurrency=1)
                 await analyze_database(server.database)
+                await _dispatched(server.database)
             else:
                 await bulk_seed(server, data)
-            answers = await _answers(server, data)
+            answers = await _answers(server, _requests(data))
         finally:
             server.stop()
-        tables = await _tables(server.database, events=name == "contentapi")
+        tables = await _tables(server.database, contentapi=name == "contentapi")
         results[way] = (tables, answers)
     (api_tables, api_answers), (bulk_tables, bulk_answers) = results["api"], results["bulk"]
     problems = _differences(name, api_tables, bulk_tables)
+    unordered = {key for key, _, path, _ in _requests(data) if _unordered(path)}
     for key, answer in api_answers.items():
-        ours = _strip(answer, name == "strapi")
-        theirs = _strip(bulk_answers[key], name == "strapi")
+        ours, theirs = (_strip(a, name == "strapi") for a in (answer, bulk_answers[key]))
+        if name == "strapi" and key in unordered:
+            ours, theirs = (_meta(a) for a in (ours, theirs))
         if ours != theirs:
             problems.append(f"{name} answer {key}: {str(ours)[:300]} vs {str(theirs)[:300]}")
     compared = f"{len(api_tables)} tables, {len(api_answers)} answers compared"
     print(f"{name}: {compared}, {len(problems)} differences")
     return problems
+
+
+def _meta(answer: Any) -> Any:
+    """Status and ``meta`` of an answer (the answer itself when it is no JSON object)."""
+    if isinstance(answer, list) and len(answer) == 2 and isinstance(answer[1], dict):
+        return [answer[0], answer[1].get("meta")]
+    return answer
 
 
 def _differences(name: str, api: dict[str, list[tuple]], bulk: dict[str, list[tuple]]) -> list[str]:
