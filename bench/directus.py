@@ -19,7 +19,7 @@ module answers that on the benchmark's own data:
    contentapi's own statements;
 4. writes ``bench/results/directus.json``.
 
-    python -m bench.directus                       # ~8 min (+5 the first time: npm)
+    python -m bench.directus       # ~5 min on seeded databases (+2-6 to seed, +5 for npm once)
     python -m bench.directus --scenarios related_filter --rounds 3
 """
 
