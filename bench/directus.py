@@ -48,7 +48,13 @@ import psutil
 from bench.dataset import Dataset, build_dataset
 from bench.floor import capture_statements
 from bench.load import ensure_wrk, run_wrk
-from bench.scenarios import RELATED_AUTHOR_PREFIX, RELATED_TAGS, Scenario, scenarios
+from bench.scenarios import (
+    RELATED_AUTHOR_PREFIX,
+    RELATED_TAGS,
+    SEEDED_LUA,
+    Scenario,
+    scenarios,
+)
 from bench.seed import seed
 from bench.serve_env import serve_env
 from bench.servers import (
@@ -316,19 +322,14 @@ class Pair:
     populated: tuple[str, ...] = ()
 
 
-_ONE_BOOK_LUA = """
-local threads = 0
-setup = function(thread)
-  threads = threads + 1
-  thread:set("seed", threads)
-end
-init = function(args)
-  math.randomseed(seed)
-end
+_ONE_BOOK_LUA = (
+    SEEDED_LUA
+    + """
 request = function()
   return wrk.format(nil, "/items/books/" .. math.random(1, {books}) .. "?fields={fields}")
 end
 """
+)
 
 
 def directus_scenarios(data: Dataset) -> list[Pair]:

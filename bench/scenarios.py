@@ -66,8 +66,8 @@ class Scenario:
 RELATED_AUTHOR_PREFIX = "Author 2"
 RELATED_TAGS = ("tag-1", "tag-5", "tag-9")
 
-#: each wrk thread draws its own sequence of ids
-_SEEDED = """
+#: each wrk thread draws its own sequence of ids (a script's start; ``bench/directus.py`` too)
+SEEDED_LUA = """
 local threads = 0
 setup = function(thread)
   threads = threads + 1
@@ -80,7 +80,7 @@ end
 
 #: one entry with ``populate=*``, a random book each time
 _ONE_ENTRY_LUA = (
-    _SEEDED
+    SEEDED_LUA
     + """
 request = function()
   return wrk.format(nil, "/api/books/" .. math.random(1, {books}) .. "?populate=*")
@@ -90,7 +90,7 @@ end
 
 #: a PUT of a random book: a new rating, one random tag connected and another disconnected
 _PUT_LUA = (
-    _SEEDED
+    SEEDED_LUA
     + """
 request = function()
   local id = math.random(1, {books})
