@@ -80,9 +80,9 @@ class ContentRoutes(BaseRoute):
             return None if served is None else (served, {})
         if len(rest) == 1:
             # ``/events`` (and a single type's ``/localizations``) before an entry's id
-            served = self.paths.get((name, f"/{rest[0]}"))
-            if served is not None and rest[0] in _NAMED_SEGMENTS:
-                return served, {}
+            named = self.paths.get((name, f"/{rest[0]}")) if rest[0] in _NAMED_SEGMENTS else None
+            if named is not None:
+                return named, {}
             served = self.paths.get((name, "/{entry_id}"))
             return None if served is None else (served, {"entry_id": rest[0]})
         if len(rest) == 2 and rest[1] == "localizations":
@@ -133,21 +133,23 @@ def build_content_routes(
         # the type's changes as server-sent events
         events = EventStream(content_type, services, feed)
         paths[(name, "/events")] = ServedPath(f"/api/{name}/events", ("GET",), events)
-        for shape, served in _core_paths(content_type, services, customization).items():
+        for shape, served in _core_paths(content_type, name, services, customization).items():
             paths[(name, shape)] = served
     return ContentRoutes(paths)
 
 
 def _core_paths(
     content_type: ContentType,
+    name: str,
     services: ContentServices,
     customization: RestCustomization | None,
 ) -> dict[str, ServedPath]:
-    """One handler per path, for the methods whose action is served (none: no path, 404)."""
+    """One handler per path after ``/{name}``, for the methods whose action is served (none:
+    no path, 404)."""
     uid = content_type.uid
     rules = customization.rules_of(uid) if customization is not None else None
     endpoints = _endpoints(Resource(content_type, services, rules), content_type.is_single)
-    base = f"/{content_type.singular_name if content_type.is_single else content_type.plural_name}"
+    base = f"/{name}"
     methods: dict[str, list[str]] = {}
     handlers: dict[str, Callable[..., Any]] = {}
     for core in core_routes(content_type):
