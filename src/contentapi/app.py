@@ -122,7 +122,9 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     app.router.routes.append(
         build_content_routes(runtime.registry, services.content, feed, extensions.rest)
     )
-    app.include_router(build_health_router(runtime.database))
+    app.include_router(
+        build_health_router(runtime.database, runtime.response_cache, services.callers)
+    )
     if settings.documentation_enabled:
         app.include_router(build_documentation_router(runtime.registry, settings, extensions.rest))
     app.include_router(build_index_router(settings))
@@ -132,7 +134,15 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     if settings.graphql_enabled:
         customized = customized_schema(settings, runtime.registry, services.uploads, extensions)
         app.include_router(
-            build_graphql(settings, customized, services.callers, services.graphql, feed)
+            build_graphql(
+                settings,
+                customized,
+                services.callers,
+                services.graphql,
+                feed,
+                # not through an extension's resolvers, which may read who asks
+                None if extensions.graphql.extension_service.extensions else runtime.response_cache,
+            )
         )
     if settings.upload_provider == "local":  # S3 objects are served by their bucket (or CDN)
         settings.uploads_dir.mkdir(parents=True, exist_ok=True)
@@ -212,7 +222,7 @@ class _Services:
         )
         roles = RolesService(database, tables, registry, custom_actions)
         flows = AuthFlows(users, mail, limiter)
-        content = ContentServices(callers, entries, parser, serializer)
+        content = ContentServices(callers, entries, parser, serializer, runtime.response_cache)
         return cls(
             callers=callers,
             uploads=uploads,

@@ -196,6 +196,19 @@ class Settings(BaseSettings):
     #: events a live-update stream (server-sent events, a GraphQL subscription) may have
     #: waiting for its client before it is cut off with a reason
     events_queue_limit: Annotated[int, Field(ge=1)] = 1000
+    #: the response cache of content GETs (``docs/response-cache.md``): ``off``, or ``memory``
+    #: (per worker, exact through the change listener; PostgreSQL only — SQLite never keeps)
+    response_cache: Literal["off", "memory"] = "off"
+    #: answers one worker's response cache keeps at most (first in, first out)
+    response_cache_size: Annotated[int, Field(ge=1)] = 10_000
+    #: a CDN to tell about changes (``docs/response-cache.md``): ``fastly``, ``cloudflare`` or
+    #: ``varnish`` purge by the ``Surrogate-Key``/``Cache-Tag`` keys answers carry
+    cdn_purge: Literal["off", "fastly", "cloudflare", "varnish"] = "off"
+    #: the purge endpoint (Fastly: ``https://api.fastly.com/service/<id>/purge``; Cloudflare:
+    #: ``https://api.cloudflare.com/client/v4/zones/<zone>/purge_cache``; Varnish: the server)
+    cdn_purge_url: str | None = None
+    #: the purge endpoint's credential (Fastly's ``Fastly-Key``, Cloudflare's bearer token)
+    cdn_purge_token: SecretStr | None = None
 
     @classmethod
     def settings_customise_sources(

@@ -11,6 +11,10 @@ one small statement under a time limit, so a database that hangs makes the insta
 instead of making the probe hang.
 
     app.include_router(build_health_router(runtime.database))
+
+``GET /_cache`` (only with the response cache or the CDN purge on, and only for a full-access
+API token) answers this worker's response cache counters: hits, misses, stores, refused
+(raced with a change), evictions, dropped (size bound), bypasses, noCache, entries, size.
 """
 
 from __future__ import annotations
@@ -18,14 +22,16 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from sqlalchemy import text
 from starlette.responses import Response
 
+from contentapi.auth.deps import CallerResolver
 from contentapi.db.engine import Database
 from contentapi.db.sync import head_revision
-from contentapi.errors import ServiceUnavailableError
+from contentapi.errors import ForbiddenError, ServiceUnavailableError
 from contentapi.http.errors import error_response
+from contentapi.http.response_cache import ResponseCache
 from contentapi.http.responses import OrjsonResponse
 
 __all__ = ["READY_TIMEOUT", "build_health_router", "readiness_problem"]
@@ -57,8 +63,21 @@ async def readiness_problem(database: Database, timeout: float = READY_TIMEOUT) 
     return None
 
 
-def build_health_router(database: Database) -> APIRouter:
+def build_health_router(
+    database: Database,
+    responses: ResponseCache | None = None,
+    callers: CallerResolver | None = None,
+) -> APIRouter:
     router = APIRouter()
+    if responses is not None and callers is not None:
+        cache, resolver = responses, callers
+
+        @router.get("/_cache")
+        async def cache_stats(request: Request) -> Response:
+            actor = await resolver.current_actor(request)
+            if actor.kind != "api-token" or actor.token_type != "full-access":
+                raise ForbiddenError()
+            return OrjsonResponse(cache.stats())
 
     @router.api_route("/_health", methods=["GET", "HEAD"])
     async def health() -> Response:

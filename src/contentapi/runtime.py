@@ -38,6 +38,9 @@ from contentapi.db.tables import ContentTables, build_tables
 from contentapi.entries import EntryService
 from contentapi.entries.events import EntryEvents
 from contentapi.entries.serialize import RestSerializer
+from contentapi.http.answer_store import AnswerStore
+from contentapi.http.read_tables import ReadTables
+from contentapi.http.response_cache import ResponseCache
 from contentapi.i18n.store import ensure_locales
 from contentapi.mail.outbox import Outbox
 from contentapi.mail.provider import build_mail_provider
@@ -73,6 +76,9 @@ class Runtime:
     #: resolved callers per credential (PostgreSQL: trusted while ``change_listener`` listens)
     caller_cache: CallerCache = field(default_factory=CallerCache)
     change_listener: ChangeListener | None = None
+    #: content GETs' answers (``CONTENTAPI_RESPONSE_CACHE``; also on for the surrogate keys of
+    #: ``CONTENTAPI_CDN_PURGE``), ``None`` when neither is on
+    response_cache: ResponseCache | None = None
     #: API tokens' ``last_used_at``, stamped at most once a minute per token and worker
     token_usage: TokenUsage = field(init=False)
 
@@ -119,7 +125,7 @@ class Runtime:
             locales=settings.locale_codes,
             cost_limit=settings.rest_cost_limit,
         )
-        return cls(
+        runtime = cls(
             settings,
             registry,
             tables,
@@ -130,6 +136,13 @@ class Runtime:
             build_storage(settings),
             Outbox(build_mail_provider(settings)),
         )
+        if settings.response_cache != "off" or settings.cdn_purge != "off":
+            runtime.response_cache = ResponseCache(
+                AnswerStore(settings.response_cache_size),
+                ReadTables(tables.metadata.tables),
+                keeps=settings.response_cache != "off",
+            )
+        return runtime
 
     async def start(self) -> None:
         self.sync_report = await sync_database(self.database, self.tables)
@@ -171,6 +184,14 @@ class Runtime:
         ):
             listener.subscribe(channel, cache.changed)
             listener.on_live(cache.set_live)
+        if self.response_cache is not None:
+            # each table's change evicts the answers that read it; the locales (whose default a
+            # read without ``locale`` uses, kept by ``db/locales.py``) forget every answer
+            answers = self.response_cache.store
+            listener.subscribe(CONTENT_CHANNEL, answers.changed)
+            listener.subscribe(LOCALES_CHANNEL, answers.clear)
+            listener.on_live(answers.set_live)
+            self.response_cache.catch_up = listener.caught_up
         return listener
 
     async def stop(self) -> None:

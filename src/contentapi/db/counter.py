@@ -1,5 +1,6 @@
-"""Counting the SQL statements a task executes: tests assert statement budgets with it, and
-the benchmark captures the statements of a request (with their parameters) to replay them."""
+"""Counting the SQL statements a task executes: tests assert statement budgets with it, the
+benchmark captures the statements of a request (with their parameters) to replay them, and the
+response cache learns which tables an answer read (``observing``)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,15 @@ class StatementCounter:
         "statements_with_parameters", default=None
     )
 
+    _observed: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+        "statements_observed", default=None
+    )
+
+    @classmethod
+    def observing(cls) -> AbstractAsyncContextManager[list[str]]:
+        """The statements of the block, apart from ``recording``'s (the two may nest)."""
+        return _collecting(cls._observed)
+
     @classmethod
     def recording(cls) -> AbstractAsyncContextManager[list[str]]:
         return _collecting(cls._current)
@@ -51,6 +61,9 @@ class StatementCounter:
         statements = cls._current.get()
         if statements is not None:
             statements.append(statement)
+        observed = cls._observed.get()
+        if observed is not None:
+            observed.append(statement)
         detailed = cls._with_parameters.get()
         if detailed is not None:
             detailed.append((statement, parameters))

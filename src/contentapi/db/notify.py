@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
+import os
+import secrets
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -148,6 +151,16 @@ class ChangeListener:
         self._live_subscribers: list[LiveSubscriber] = []
         self._task: asyncio.Task[None] | None = None
         self._lost = asyncio.Event()
+        #: the open connection while live (``caught_up`` sends its marks on it)
+        self._connection: Any = None
+        #: this listener's own channel, where its catch-up marks come back
+        self._mark_channel = f"contentapi_mark_{os.getpid()}_{secrets.token_hex(4)}"
+        self._mark_numbers = itertools.count()
+        #: the round of ``caught_up`` callers whose mark is not sent yet (they all share it)
+        self._next_round: asyncio.Future[bool] | None = None
+        #: marks sent and not yet heard back → their round
+        self._sent_marks: dict[str, asyncio.Future[bool]] = {}
+        self._sending = asyncio.Lock()
 
     def subscribe(self, channel: str, callback: Subscriber) -> None:
         """Call ``callback(payload)`` on every notification of ``channel`` (see the class)."""
@@ -170,8 +183,64 @@ class ChangeListener:
             except Exception:  # one subscriber's failure must not keep the others deaf
                 log.exception("change listener: a %s subscriber failed", channel)
 
+    async def caught_up(self, timeout: float = 2.0) -> bool:
+        """Whether every change committed before this call has been handed to the subscribers
+        (``True`` once it has; ``False`` when the listener does not hear or took too long).
+
+        A notification reaches this worker some time after its transaction committed, so a
+        cache that a read consults right after another process's commit could still hold the
+        old answer. ``caught_up`` closes that window: it sends a mark on this listener's own
+        channel and waits for it to come back. PostgreSQL delivers notifications in the order
+        their transactions committed, so every change committed before the mark was sent has
+        been dispatched when the mark arrives. Callers arriving while a mark is in flight share
+        the next one: one round trip serves every read waiting at that moment.
+        """
+        if not self.live or self._connection is None:
+            return False
+        if self._next_round is None:
+            self._next_round = asyncio.get_running_loop().create_future()
+            asyncio.get_running_loop().create_task(self._send_mark())
+        round_ = self._next_round
+        try:
+            return await asyncio.wait_for(asyncio.shield(round_), timeout)
+        except TimeoutError:
+            return False
+
+    async def _send_mark(self) -> None:
+        async with self._sending:  # one statement at a time on the listening connection
+            round_, self._next_round = self._next_round, None
+            if round_ is None or round_.done():
+                return
+            mark = str(next(self._mark_numbers))
+            self._sent_marks[mark] = round_
+            try:
+                await self._connection.execute("SELECT pg_notify($1, $2)", self._mark_channel, mark)
+            except Exception as error:  # the connection is going: not caught up
+                log.warning("change listener: catch-up mark not sent: %s", error)
+                self._sent_marks.pop(mark, None)
+                if not round_.done():
+                    round_.set_result(False)
+
+    def _mark_heard(self, _connection: Any, _pid: int, _channel: str, payload: str) -> None:
+        round_ = self._sent_marks.pop(payload, None)
+        if round_ is not None and not round_.done():
+            round_.set_result(True)
+
+    def _fail_marks(self) -> None:
+        """Nothing sent is coming back (the connection is gone): every waiter answers no."""
+        rounds = list(self._sent_marks.values())
+        if self._next_round is not None:
+            rounds.append(self._next_round)
+        self._sent_marks.clear()
+        self._next_round = None
+        for round_ in rounds:
+            if not round_.done():
+                round_.set_result(False)
+
     def _set_live(self, live: bool) -> None:
         self.live = live
+        if not live:
+            self._fail_marks()
         for callback in tuple(self._live_subscribers):
             callback(live)
 
@@ -186,9 +255,12 @@ class ChangeListener:
             connection.add_termination_listener(self._terminated)
             for channel in self._subscribers:
                 await connection.add_listener(channel, self._dispatch)
+            await connection.add_listener(self._mark_channel, self._mark_heard)
+            self._connection = connection
             self._set_live(True)
             await self._lost.wait()
         finally:
+            self._connection = None
             self._set_live(False)
             with contextlib.suppress(Exception):
                 await connection.close(timeout=2)

@@ -18,6 +18,7 @@ from contentapi.db.engine import Database
 from contentapi.db.tables import ContentTables
 from contentapi.entries import EntryService
 from contentapi.events.feed import ChangeFeed
+from contentapi.http.response_cache import ResponseCache
 from contentapi.schema.registry import Registry
 from contentapi.upload.service import UploadService
 from contentapi.upload.storage import StorageProvider
@@ -90,7 +91,9 @@ def build_graphql(
     callers: CallerResolver,
     services: GraphQLServices,
     feed: ChangeFeed,
+    responses: ResponseCache | None = None,
 ) -> APIRouter:
+    """``responses``: the response cache GET queries are answered through (``None``: none)."""
     from contentapi.graphql.budget import Budget
     from contentapi.graphql.execute import Engine
     from contentapi.graphql.http import build_graphql_router
@@ -109,4 +112,4 @@ def build_graphql(
         plugins=customized.plugins,
     )
     planner = Planner(services.registry, settings.graphql_amount_limit)
-    return build_graphql_router(settings, callers, services, engine, planner, feed)
+    return build_graphql_router(settings, callers, services, engine, planner, feed, responses)

@@ -19,6 +19,7 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.responses import HTMLResponse, Response
 
+from contentapi.auth.actor import Actor
 from contentapi.auth.deps import CallerResolver
 from contentapi.config import Settings
 from contentapi.events.feed import ChangeFeed
@@ -27,6 +28,7 @@ from contentapi.graphql.execute import Engine, Outcome
 from contentapi.graphql.plan import Planner
 from contentapi.graphql.playground import build_playground
 from contentapi.http.limits import hold_body_to_json
+from contentapi.http.response_cache import ResponseCache, asks_for_caller
 from contentapi.http.responses import OrjsonResponse
 from contentapi.upload.service import IncomingFile
 
@@ -123,6 +125,12 @@ async def _multipart_body(request: Request) -> tuple[Any, Any]:
     return operations, form
 
 
+def _answered_without_errors(response: Response) -> bool:
+    """A GraphQL answer worth keeping: 200 and no ``errors`` key (an unescaped ``"errors":``
+    is a key: inside a JSON string its quotes would be escaped)."""
+    return response.status_code == 200 and b'"errors":' not in bytes(response.body)
+
+
 def build_graphql_router(
     settings: Settings,
     callers: CallerResolver,
@@ -130,6 +138,7 @@ def build_graphql_router(
     engine: Engine,
     planner: Planner,
     feed: ChangeFeed,
+    responses: ResponseCache | None = None,
 ) -> APIRouter:
     router = APIRouter()
     plans = PlanCache()
@@ -148,8 +157,10 @@ def build_graphql_router(
             return OrjsonResponse([o.body for o in outcome])
         return OrjsonResponse(outcome.body, status_code=outcome.status)
 
-    async def run(request: Request, payload: Any, *, read_only: bool) -> Response:
-        actor = await callers.current_actor(request)
+    async def run(
+        request: Request, payload: Any, *, read_only: bool, actor: Actor | None = None
+    ) -> Response:
+        actor = actor or await callers.current_actor(request)
 
         def context() -> GraphQLContext:
             return GraphQLContext(services, actor, request, planner, plans)
@@ -159,6 +170,23 @@ def build_graphql_router(
                 return _transport_error("No operations found in request.")
             return respond(await engine.run_batch(payload, context, read_only=read_only))
         return respond(await engine.run(payload, context(), read_only=read_only))
+
+    async def kept_answer(
+        request: Request, payload: dict[str, Any], responses: ResponseCache
+    ) -> Response:
+        """A GET query through the response cache, keyed by its document, variables,
+        operation name and extensions (as sent: the query string's encoding apart)."""
+        actor = await callers.current_actor(request)
+        params = request.query_params
+        normalized = tuple(params.get(k) for k in ("query", "variables", "operationName"))
+        normalized += (params.get("extensions"),)
+        return await responses.answer(
+            request,
+            actor,
+            lambda: run(request, payload, read_only=True, actor=actor),
+            normalized,
+            _answered_without_errors,
+        )
 
     @router.api_route(settings.graphql_endpoint, methods=["GET", "POST"])
     async def endpoint(request: Request) -> Response:
@@ -178,6 +206,8 @@ def build_graphql_router(
                 payload["operationName"] = params["operationName"]
             if payload["query"] is None:
                 return _transport_error("GET query missing.")
+            if responses is not None and not asks_for_caller(payload["query"]):
+                return await kept_answer(request, payload, responses)
             return await run(request, payload, read_only=True)
         content_type = request.headers.get("content-type", "")
         form = None

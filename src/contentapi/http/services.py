@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from contentapi.auth.deps import CallerResolver
 from contentapi.entries import EntryService
 from contentapi.entries.serialize import RestSerializer
+from contentapi.http.response_cache import ResponseCache
 from contentapi.query.parse import QueryParser
 
 __all__ = ["ContentServices"]
@@ -21,3 +22,5 @@ class ContentServices:
     entries: EntryService
     query_parser: QueryParser
     serializer: RestSerializer
+    #: content GETs' kept answers (``CONTENTAPI_RESPONSE_CACHE``); ``None`` when off
+    responses: ResponseCache | None = None

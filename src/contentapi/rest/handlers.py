@@ -14,6 +14,7 @@ from fastapi import Request
 from starlette.responses import Response
 
 from contentapi.auth.actor import Actor, may
+from contentapi.entries.lifecycles import Action
 from contentapi.errors import NotFoundError
 from contentapi.http.body import read_data, read_json_object
 from contentapi.http.params import parse_entry_id, query_params
@@ -27,6 +28,11 @@ from contentapi.rest.parsed_queries import ParsedQueries, RouteKind
 from contentapi.schema.model import ContentType
 
 __all__ = ["Resource"]
+
+#: the reads whose answers the response cache may keep
+_KEPT_ACTIONS = frozenset({"find", "findOne"})
+#: the lifecycle hooks of those reads: an extension's hook may answer anything, not kept
+_READ_HOOKS: tuple[Action, ...] = ("find_many", "find_one")
 
 
 class Resource:
@@ -60,12 +66,30 @@ class Resource:
         rules = self.rules.get(action)
         if rules is None:
             actor = await self.services.callers.require(request, self._action(action))
+            responses = self.services.responses
+            if responses is not None and request.method == "GET" and self._kept(action):
+                return await responses.answer(
+                    request, actor, lambda: self._rendered(core, request, actor, *args)
+                )
             return OrjsonResponse(await core(request, actor, *args))
         actor = await rules.caller(self.services.callers, request)
         # the entry's id as Strapi's ``ctx.params.id`` (GraphQL's policies read ``args.id``)
         params = {"id" if k == "entry_id" else k: v for k, v in request.path_params.items()}
         context = RestContext(request, actor, self._action(action), params, self.services)
         return await rules.run(context, lambda: core(request, actor, *args))
+
+    async def _rendered(
+        self, core: Callable[..., Awaitable[Any]], request: Request, actor: Actor, *args: Any
+    ) -> Response:
+        return OrjsonResponse(await core(request, actor, *args))
+
+    def _kept(self, action: str) -> bool:
+        """Whether this read's answer may be kept (``http/response_cache.py``): ``find`` and
+        ``findOne`` of a type whose reads no extension lifecycle hooks into."""
+        if action not in _KEPT_ACTIONS:
+            return False
+        lifecycles = self.services.entries.lifecycles
+        return all(lifecycles.of(self.uid, hook) is None for hook in _READ_HOOKS)
 
     def _parser(self, actor: Actor) -> QueryParser:
         return self.services.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))

@@ -1,0 +1,152 @@
+"""The response cache: a content GET answered from the answers kept per worker, exactly.
+
+Opt-in (``CONTENTAPI_RESPONSE_CACHE=memory``). Only reads whose answer is a function of the
+database and of what the caller may read are kept: the content types' REST ``find`` and
+``findOne`` (no extension controller configured for them) and GraphQL GET queries that do not
+ask for the caller (``me``). The key is the caller's **permission set** — kind (public, API
+token, user), token type and actions, the very things the query parser and ``may`` consult;
+users of one role share their answers — and the **normalized request** (method, path, query
+string; GraphQL: document, variables, operation name, extensions).
+
+Exact invalidation, whoever writes (``docs/response-cache.md``):
+
+- the answer records the tables its statements read (``http/read_tables.py``) and the store
+  (``http/answer_store.py``) evicts it when ``contentapi_content`` says one of them changed;
+- a read that started before a change is not kept after it (the store's sequence);
+- before a read consults the store, the change listener is **caught up**
+  (``ChangeListener.caught_up``): every change committed before the read started has been
+  heard, so a read that starts after a commit never sees an answer that predates it — on any
+  worker, of any instance, whoever committed (a notification's own delay is no window);
+- while the listener does not hear (and on SQLite, which has no notifications) nothing is
+  served from the cache nor kept in it.
+
+``Cache-Control: no-cache`` on the request reads fresh (and keeps the fresh answer). Every
+answer that passes here carries ``Surrogate-Key`` and ``Cache-Tag`` headers naming the tables
+it read, the keys a CDN purge names (``events/cdn_purge.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from contentapi.auth.actor import Actor
+from contentapi.db.counter import StatementCounter
+from contentapi.http.answer_store import AnswerStore, KeptAnswer
+from contentapi.http.read_tables import ReadTables
+
+__all__ = ["ResponseCache", "asks_for_caller", "surrogate_headers"]
+
+#: a GraphQL document naming ``me`` (the caller itself) or the users-permissions plugin's own
+#: operations is never kept: its answer depends on who asks, not only on what they may read
+_CALLER_FIELDS = re.compile(r"\bme\b|\busersPermissions")
+
+
+def asks_for_caller(document: str) -> bool:
+    """Whether a GraphQL document may read the caller's identity (conservatively: by name)."""
+    return _CALLER_FIELDS.search(document) is not None
+
+
+def surrogate_headers(tables: frozenset[str]) -> list[tuple[bytes, bytes]]:
+    """``Surrogate-Key`` (Fastly, Varnish: space separated) and ``Cache-Tag`` (Cloudflare:
+    comma separated) naming the tables an answer read."""
+    names = sorted(tables)
+    return [
+        (b"surrogate-key", " ".join(names).encode()),
+        (b"cache-tag", ",".join(names).encode()),
+    ]
+
+
+async def _not_heard() -> bool:
+    return False
+
+
+def _ok(response: Response) -> bool:
+    return response.status_code == 200
+
+
+class ResponseCache:
+    """Answers a cacheable GET from the store, or renders it and keeps it (see the module)."""
+
+    def __init__(self, store: AnswerStore, tables: ReadTables, *, keeps: bool = True) -> None:
+        self.store = store
+        self.tables = tables
+        #: whether answers are kept at all (``False``: only the surrogate headers are added)
+        self.keeps = keeps
+        #: waits until every change committed before the call is heard (``runtime.py`` sets
+        #: the change listener's ``caught_up``; until then nothing is served from the store)
+        self.catch_up: Callable[[], Awaitable[bool]] = _not_heard
+
+    @staticmethod
+    def key(request: Request, actor: Actor, normalized: Hashable) -> Hashable:
+        """The caller's permission set and the normalized request."""
+        return (
+            request.method,
+            request.scope["path"],
+            normalized,
+            actor.kind,
+            actor.token_type,
+            actor.permissions,
+        )
+
+    async def answer(
+        self,
+        request: Request,
+        actor: Actor,
+        render: Callable[[], Awaitable[Response]],
+        normalized: Hashable | None = None,
+        keep_if: Callable[[Response], bool] = _ok,
+    ) -> Response:
+        """The kept answer, or ``render()``'s (kept when ``keep_if`` says so). ``normalized``:
+        the request's normalized query (default: the raw query string)."""
+        store = self.store
+        counters = store.counters
+        if normalized is None:
+            normalized = request.scope.get("query_string", b"")
+        key = self.key(request, actor, normalized)
+        fresh = "no-cache" in request.headers.get("cache-control", "").lower()
+        if not self.keeps:
+            pass
+        elif fresh:
+            counters.no_cache += 1
+        elif store.live and await self.catch_up():
+            found = store.get(key)
+            if found is not None:
+                counters.hits += 1
+                return _rebuilt(found)
+            counters.misses += 1
+        else:
+            counters.bypasses += 1
+        started = store.sequence
+        async with StatementCounter.observing() as statements:
+            response = await render()
+        tables = self.tables.of(statements)
+        response.raw_headers.extend(surrogate_headers(tables))
+        if self.keeps and keep_if(response):
+            kept = KeptAnswer(
+                response.status_code, bytes(response.body), tuple(response.raw_headers), tables
+            )
+            store.put(key, kept, started)
+        return response
+
+    def stats(self) -> dict[str, Any]:
+        """The counters and the size, for ``GET /_cache``."""
+        return {
+            "enabled": self.keeps,
+            "live": self.store.live,
+            "entries": len(self.store),
+            "size": self.store.size,
+            **self.store.counters.as_dict(),
+        }
+
+
+def _rebuilt(kept: KeptAnswer) -> Response:
+    """The kept answer as a new response: the same status, bytes and headers."""
+    response = Response(status_code=kept.status)
+    response.body = kept.body
+    response.raw_headers = list(kept.headers)
+    return response
