@@ -1,0 +1,186 @@
+"""No stale read through the response cache: two ``contentapi serve`` instances on one
+PostgreSQL database, the cache on in both, writers and readers at once.
+
+Three writers change one author each, as fast as they can: one through REST (``PUT``), one
+through GraphQL mutations, one with plain SQL ``UPDATE`` statements on the database (no
+contentapi involved: only the triggers' notifications tell the caches). Each writer notes the
+value a write set once that write has committed (its answer arrived). Readers ask both
+instances for the authors (REST list), the articles populating their author (the link table
+and the authors' table) and the authors over GraphQL GET, and compare every value read with
+the values committed **before the read started**: a lower one is a stale read. At the end,
+every kept answer equals the uncached one (``Cache-Control: no-cache``) byte for byte.
+
+SQLite is left out: it has no notifications, so nothing is ever served from the cache there
+(``tests/api/perf/test_response_cache.py`` shows it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import asyncpg
+import httpx
+import pytest
+
+from tests.conftest import MODELS
+from tests.support.server import ADMIN_TOKEN, FIGURES, ServerProcess
+
+ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
+#: reads to make in all (the acceptance bound is 5,000)
+READS = 6000
+READERS = 8
+AUTHORS_QUERY = '{ authors(sort: "id") { data { id attributes { age } } } }'
+PATHS = (
+    "/api/authors?sort=id&fields[0]=age",
+    "/api/articles?sort=id&fields[0]=title&populate[author][fields][0]=age",
+    "/graphql?" + str(httpx.QueryParams({"query": AUTHORS_QUERY})),
+)
+
+
+@pytest.fixture
+async def two_instances(backend: str, databases: Any) -> AsyncIterator[tuple[list[str], str]]:
+    """(both instances' addresses, the database as asyncpg takes it)"""
+    if backend != "postgres":
+        pytest.skip("SQLite keeps no answers (no change notifications)")
+    url = await databases.new_url()
+    servers = [
+        ServerProcess(url, MODELS, workers=1, CONTENTAPI_RESPONSE_CACHE="memory") for _ in range(2)
+    ]
+    try:
+        for server in servers:
+            await asyncio.to_thread(server.start)
+        yield [s.base_url for s in servers], url.replace("postgresql+asyncpg://", "postgresql://")
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def _ages(path: str, body: Any) -> dict[int, int]:
+    """author id → age, from one of ``PATHS``' answers."""
+    if path.startswith("/graphql"):
+        rows = body["data"]["authors"]["data"]
+        return {int(r["id"]): r["attributes"]["age"] for r in rows}
+    if path.startswith("/api/authors"):
+        return {r["id"]: r["attributes"]["age"] for r in body["data"]}
+    found = {}
+    for article in body["data"]:
+        author = article["attributes"]["author"]["data"]
+        found[author["id"]] = author["attributes"]["age"]
+    return found
+
+
+async def test_no_read_after_a_commit_misses_it(two_instances):
+    bases, dsn = two_instances
+    clients = [httpx.AsyncClient(base_url=b, headers=ADMIN, timeout=30) for b in bases]
+    rest, graphql, plain = [], [], []
+    try:
+        for n in range(3):
+            made = await clients[0].post(
+                "/api/authors",
+                json={"data": {"name": f"Author {n}", "email": f"a{n}@x.io", "age": 0}},
+            )
+            assert made.status_code == 200, made.text
+            (rest, graphql, plain)[n].append(made.json()["data"]["id"])
+        rest_id, graphql_id, plain_id = rest[0], graphql[0], plain[0]
+        for author in (rest_id, plain_id):
+            linked = await clients[0].post(
+                "/api/articles", json={"data": {"title": f"By {author}", "author": author}}
+            )
+            assert linked.status_code == 200, linked.text
+        committed = {rest_id: 0, graphql_id: 0, plain_id: 0}
+        done = asyncio.Event()
+        writes = {"rest": 0, "graphql": 0, "sql": 0}
+
+        async def rest_writer() -> None:
+            value = 0
+            while not done.is_set():
+                value += 1
+                answer = await random.choice(clients).put(
+                    f"/api/authors/{rest_id}", json={"data": {"age": value}}
+                )
+                assert answer.status_code == 200, answer.text
+                committed[rest_id] = value
+                writes["rest"] += 1
+                await asyncio.sleep(0.02)
+
+        async def graphql_writer() -> None:
+            value = 0
+            while not done.is_set():
+                value += 1
+                mutation = (
+                    f"mutation {{ updateAuthor(id: {graphql_id}, data: {{age: {value}}}) "
+                    "{ data { id } } }"
+                )
+                answer = await random.choice(clients).post("/graphql", json={"query": mutation})
+                assert "errors" not in answer.json(), answer.text
+                committed[graphql_id] = value
+                writes["graphql"] += 1
+                await asyncio.sleep(0.02)
+
+        async def sql_writer() -> None:
+            conn = await asyncpg.connect(dsn)
+            try:
+                value = 0
+                while not done.is_set():
+                    value += 1
+                    await conn.execute("UPDATE authors SET age = $1 WHERE id = $2", value, plain_id)
+                    committed[plain_id] = value
+                    writes["sql"] += 1
+                    await asyncio.sleep(0.02)
+            finally:
+                await conn.close()
+
+        reads = 0
+        stale: list[str] = []
+
+        async def reader() -> None:
+            nonlocal reads
+            while reads < READS:
+                reads += 1
+                path = random.choice(PATHS)
+                client = random.choice(clients)
+                floor = dict(committed)  # what had committed before this read started
+                answer = await client.get(path)
+                assert answer.status_code == 200, answer.text
+                for author, age in _ages(path, answer.json()).items():
+                    if age < floor[author]:
+                        stale.append(f"{client.base_url}{path}: {author} {age} < {floor[author]}")
+
+        started = time.monotonic()
+        writers = [asyncio.create_task(w()) for w in (rest_writer, graphql_writer, sql_writer)]
+        await asyncio.gather(*(reader() for _ in range(READERS)))
+        done.set()
+        await asyncio.gather(*writers)
+        seconds = time.monotonic() - started
+
+        stats = [(await c.get("/_cache")).json() for c in clients]
+        hits = sum(s["hits"] for s in stats)
+        FIGURES["response cache staleness"] = (
+            f"{reads} reads in {seconds:.1f} s, {len(stale)} stale; writes {writes}; "
+            f"hits {hits}, misses {sum(s['misses'] for s in stats)}, "
+            f"evictions {sum(s['evictions'] for s in stats)}, "
+            f"refused {sum(s['refused'] for s in stats)}"
+        )
+        print(FIGURES["response cache staleness"])
+        assert stale == [], stale[:10]
+        assert reads >= 5000 and min(writes.values()) > 10
+        assert hits > 0  # the reads did go through the cache
+
+        # quiet now: each kept answer equals the fresh one, byte for byte
+        for client in clients:
+            for path in PATHS:
+                kept = await client.get(path)
+                again = await client.get(path)
+                fresh = await client.get(path, headers={"Cache-Control": "no-cache"})
+                for answer in (again, fresh):
+                    assert answer.content == kept.content
+                    assert [(k, v) for k, v in answer.headers.multi_items() if k != "date"] == [
+                        (k, v) for k, v in kept.headers.multi_items() if k != "date"
+                    ]
+    finally:
+        for client in clients:
+            await client.aclose()
