@@ -57,3 +57,29 @@ async def test_subscribers_hear_their_channel_and_the_connection_state(backend):
         await tool.close()
         await listener.stop()
     assert states[-1] is False and not listener.live
+
+
+async def test_caught_up_means_every_earlier_commit_was_dispatched(backend):
+    """``caught_up``: once it answers ``True``, every notification committed before the call
+    has reached the subscribers — no waiting, no polling (the response cache relies on it)."""
+    if backend != "postgres":
+        pytest.skip("LISTEN/NOTIFY is PostgreSQL's")
+    channel = f"contentapi_test_{uuid.uuid4().hex[:12]}"
+    heard: list[str] = []
+    listener = ChangeListener(POSTGRES_ADMIN_URL, retry_seconds=0.05)
+    listener.subscribe(channel, heard.append)
+    assert not await listener.caught_up()  # not listening yet
+    await listener.start()
+    tool = await asyncpg.connect(POSTGRES_ADMIN_URL.replace("postgresql+asyncpg", "postgresql"))
+    try:
+        for n in range(50):
+            await tool.execute("SELECT pg_notify($1, $2)", channel, str(n))
+            assert await listener.caught_up()
+            assert heard[-1] == str(n)
+        # many callers at once share marks, each still answered
+        results = await asyncio.gather(*(listener.caught_up() for _ in range(100)))
+        assert all(results)
+    finally:
+        await tool.close()
+        await listener.stop()
+    assert not await listener.caught_up()

@@ -253,9 +253,11 @@ class ChangeListener:
         try:
             self._lost.clear()
             connection.add_termination_listener(self._terminated)
+            # the marks' channel first: the subscribed channels' LISTEN stays the connection's
+            # last statement until a mark is sent (``pg_stat_activity`` names the listener)
+            await connection.add_listener(self._mark_channel, self._mark_heard)
             for channel in self._subscribers:
                 await connection.add_listener(channel, self._dispatch)
-            await connection.add_listener(self._mark_channel, self._mark_heard)
             self._connection = connection
             self._set_live(True)
             await self._lost.wait()
