@@ -45,7 +45,7 @@ from contentapi.events.request import (
 )
 from contentapi.events.webhooks import list_webhooks
 
-__all__ = ["Dispatcher"]
+__all__ = ["Dispatcher", "retry_wait"]
 
 log = logging.getLogger("contentapi.events")
 
@@ -79,6 +79,12 @@ class _Claimed:
     url: str | None
     headers: Any
     enabled: bool | None
+
+
+def retry_wait(attempts: int, ceiling: float) -> float:
+    """Seconds before the next try of something tried ``attempts`` times: a second, doubling,
+    at most ``ceiling`` (webhook deliveries, CDN purges: ``events/cdn_purge.py``)."""
+    return float(min(ceiling, 2.0 ** (attempts - 1)))
 
 
 def _now() -> datetime:
@@ -397,7 +403,7 @@ class Dispatcher:
     ) -> dict[str, Any]:
         if delivery.attempts >= self.settings.webhooks_max_attempts:
             return self._finished(FAILED, status, error, _ms(started))
-        wait = min(self.settings.webhooks_retry_ceiling, 2.0 ** (delivery.attempts - 1))
+        wait = retry_wait(delivery.attempts, self.settings.webhooks_retry_ceiling)
         return {
             "status": PENDING,
             "next_attempt_at": _now() + timedelta(seconds=wait),
