@@ -38,6 +38,7 @@ from contentapi.db.tables import ContentTables, build_tables
 from contentapi.entries import EntryService
 from contentapi.entries.events import EntryEvents
 from contentapi.entries.serialize import RestSerializer
+from contentapi.events.cdn_purge import CdnPurger
 from contentapi.http.answer_store import AnswerStore
 from contentapi.http.read_tables import ReadTables
 from contentapi.http.response_cache import ResponseCache
@@ -79,6 +80,8 @@ class Runtime:
     #: content GETs' answers (``CONTENTAPI_RESPONSE_CACHE``; also on for the surrogate keys of
     #: ``CONTENTAPI_CDN_PURGE``), ``None`` when neither is on
     response_cache: ResponseCache | None = None
+    #: the CDN purges of changed tables' keys (``CONTENTAPI_CDN_PURGE``), ``None`` when off
+    cdn_purger: CdnPurger | None = None
     #: API tokens' ``last_used_at``, stamped at most once a minute per token and worker
     token_usage: TokenUsage = field(init=False)
 
@@ -142,6 +145,19 @@ class Runtime:
                 ReadTables(tables.metadata.tables),
                 keeps=settings.response_cache != "off",
             )
+        if settings.cdn_purge != "off":
+            if not settings.cdn_purge_url:
+                raise ValueError("CONTENTAPI_CDN_PURGE needs CONTENTAPI_CDN_PURGE_URL")
+            token = settings.cdn_purge_token
+            runtime.cdn_purger = CdnPurger(
+                settings.cdn_purge,
+                settings.cdn_purge_url,
+                token.get_secret_value() if token else None,
+                tables.metadata.tables,
+                max_attempts=settings.webhooks_max_attempts,
+                retry_ceiling=settings.webhooks_retry_ceiling,
+                timeout=settings.webhooks_timeout,
+            )
         return runtime
 
     async def start(self) -> None:
@@ -192,6 +208,9 @@ class Runtime:
             listener.subscribe(LOCALES_CHANNEL, answers.clear)
             listener.on_live(answers.set_live)
             self.response_cache.catch_up = listener.caught_up
+        if self.cdn_purger is not None:
+            listener.subscribe(CONTENT_CHANNEL, self.cdn_purger.changed)
+            listener.on_live(self.cdn_purger.set_live)
         return listener
 
     async def stop(self) -> None:
@@ -199,4 +218,6 @@ class Runtime:
         await self.token_usage.close()
         if self.change_listener is not None:
             await self.change_listener.stop()
+        if self.cdn_purger is not None:
+            await self.cdn_purger.stop()
         await self.database.dispose()
