@@ -35,6 +35,11 @@ from contentapi.db.notify import (
 )
 from contentapi.db.sync import SyncReport, sync_database
 from contentapi.db.tables import ContentTables, build_tables
+from contentapi.db.versions import (
+    VersionWatcher,
+    drop_version_triggers,
+    install_version_triggers,
+)
 from contentapi.entries import EntryService
 from contentapi.entries.events import EntryEvents
 from contentapi.entries.serialize import RestSerializer
@@ -184,9 +189,31 @@ class Runtime:
                 await install_auth_triggers(conn, auth_tables(self.tables))
                 await install_content_triggers(conn, list(self.tables.metadata.tables))
                 await install_locale_triggers(conn, LOCALE_TABLES)
+            elif self._keeps_answers:
+                await install_version_triggers(conn, [*self.tables.metadata.tables, *LOCALE_TABLES])
+            else:
+                await drop_version_triggers(conn)
         if self.database.dialect.notifies:
             self.change_listener = self._listen()
             await self.change_listener.start()
+        elif self._keeps_answers:
+            await self._watch_versions()
+
+    @property
+    def _keeps_answers(self) -> bool:
+        return self.response_cache is not None and self.response_cache.keeps
+
+    async def _watch_versions(self) -> None:
+        """SQLite: the response cache follows the tables' versions (``db/versions.py``), read
+        by each cached request before it looks at the cache."""
+        assert self.response_cache is not None
+        answers = self.response_cache.store
+        watcher = VersionWatcher(self.database)
+        watcher.subscribe(self.tables.metadata.tables, answers.changed)
+        watcher.subscribe(LOCALE_TABLES, answers.clear)
+        await watcher.start()
+        answers.set_live(True)
+        self.response_cache.catch_up = watcher.caught_up
 
     def _listen(self) -> ChangeListener:
         """The change listener with this process's subscribers: the caller cache follows the
