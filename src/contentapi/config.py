@@ -196,11 +196,18 @@ class Settings(BaseSettings):
     #: events a live-update stream (server-sent events, a GraphQL subscription) may have
     #: waiting for its client before it is cut off with a reason
     events_queue_limit: Annotated[int, Field(ge=1)] = 1000
-    #: the response cache of content GETs (``docs/response-cache.md``): ``off``, or ``memory``
-    #: (per worker, exact through the change listener; PostgreSQL only — SQLite never keeps)
-    response_cache: Literal["off", "memory"] = "off"
-    #: answers one worker's response cache keeps at most (first in, first out)
+    #: the response cache of content GETs (``docs/response-cache.md``): ``off``, ``memory``
+    #: (per worker) or ``redis`` (per worker, then shared by every instance through Redis)
+    response_cache: Literal["off", "memory", "redis"] = "off"
+    #: answers one worker's response cache keeps at most in memory (first in, first out)
     response_cache_size: Annotated[int, Field(ge=1)] = 10_000
+    #: the Redis the ``redis`` response cache shares answers through
+    response_cache_redis_url: str = "redis://127.0.0.1:6379/0"
+    #: the prefix of the response cache's Redis keys: one per deployment (database) sharing a
+    #: Redis
+    response_cache_redis_prefix: str = "contentapi:answers:"
+    #: seconds an answer stays in Redis (``maxmemory`` bounds it too)
+    response_cache_ttl: Annotated[int, Field(ge=1)] = 3600
     #: a CDN to tell about changes (``docs/response-cache.md``): ``fastly``, ``cloudflare`` or
     #: ``varnish`` purge by the ``Surrogate-Key``/``Cache-Tag`` keys answers carry
     cdn_purge: Literal["off", "fastly", "cloudflare", "varnish"] = "off"

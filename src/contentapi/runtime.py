@@ -47,6 +47,7 @@ from contentapi.events.cdn_purge import CdnPurger
 from contentapi.http.answer_store import AnswerStore
 from contentapi.http.read_tables import ReadTables
 from contentapi.http.response_cache import ResponseCache
+from contentapi.http.shared_answers import SharedAnswers
 from contentapi.i18n.store import ensure_locales
 from contentapi.mail.outbox import Outbox
 from contentapi.mail.provider import build_mail_provider
@@ -145,10 +146,18 @@ class Runtime:
             Outbox(build_mail_provider(settings)),
         )
         if settings.response_cache != "off" or settings.cdn_purge != "off":
+            shared = None
+            if settings.response_cache == "redis":
+                shared = SharedAnswers(
+                    settings.response_cache_redis_url,
+                    settings.response_cache_ttl,
+                    settings.response_cache_redis_prefix,
+                )
             runtime.response_cache = ResponseCache(
                 AnswerStore(settings.response_cache_size),
                 ReadTables(tables.metadata.tables),
                 keeps=settings.response_cache != "off",
+                shared=shared,
             )
         if settings.cdn_purge != "off":
             if not settings.cdn_purge_url:
@@ -211,6 +220,10 @@ class Runtime:
         watcher = VersionWatcher(self.database)
         watcher.subscribe(self.tables.metadata.tables, answers.changed)
         watcher.subscribe(LOCALE_TABLES, answers.clear)
+        shared = self.response_cache.shared
+        if shared is not None:
+            watcher.subscribe(self.tables.metadata.tables, shared.changed)
+            watcher.subscribe(LOCALE_TABLES, lambda _table: shared.missed())
         await watcher.start()
         answers.set_live(True)
         self.response_cache.catch_up = watcher.caught_up
@@ -235,6 +248,11 @@ class Runtime:
             listener.subscribe(LOCALES_CHANNEL, answers.clear)
             listener.on_live(answers.set_live)
             self.response_cache.catch_up = listener.caught_up
+            shared = self.response_cache.shared
+            if shared is not None:  # Redis: versions raised, the epoch when changes were missed
+                listener.subscribe(CONTENT_CHANNEL, shared.changed)
+                listener.subscribe(LOCALES_CHANNEL, lambda _table: shared.missed())
+                listener.on_live(shared.missed)
         if self.cdn_purger is not None:
             listener.subscribe(CONTENT_CHANNEL, self.cdn_purger.changed)
             listener.on_live(self.cdn_purger.set_live)
@@ -247,4 +265,6 @@ class Runtime:
             await self.change_listener.stop()
         if self.cdn_purger is not None:
             await self.cdn_purger.stop()
+        if self.response_cache is not None and self.response_cache.shared is not None:
+            await self.response_cache.shared.close()
         await self.database.dispose()

@@ -38,6 +38,7 @@ from contentapi.auth.actor import Actor
 from contentapi.db.counter import StatementCounter
 from contentapi.http.answer_store import AnswerStore, KeptAnswer
 from contentapi.http.read_tables import ReadTables
+from contentapi.http.shared_answers import SharedAnswers
 
 __all__ = ["ResponseCache", "asks_for_caller", "surrogate_headers"]
 
@@ -72,9 +73,19 @@ def _ok(response: Response) -> bool:
 class ResponseCache:
     """Answers a cacheable GET from the store, or renders it and keeps it (see the module)."""
 
-    def __init__(self, store: AnswerStore, tables: ReadTables, *, keeps: bool = True) -> None:
+    def __init__(
+        self,
+        store: AnswerStore,
+        tables: ReadTables,
+        *,
+        keeps: bool = True,
+        shared: SharedAnswers | None = None,
+    ) -> None:
         self.store = store
         self.tables = tables
+        #: the answers every instance shares (``CONTENTAPI_RESPONSE_CACHE=redis``), behind
+        #: this worker's own
+        self.shared = shared
         #: whether answers are kept at all (``False``: only the surrogate headers are added)
         self.keeps = keeps
         #: waits until every change committed before the call is heard (``runtime.py`` sets
@@ -109,6 +120,8 @@ class ResponseCache:
             normalized = request.scope.get("query_string", b"")
         key = self.key(request, actor, normalized)
         fresh = "no-cache" in request.headers.get("cache-control", "").lower()
+        shared = self.shared
+        versions: dict[str, int] | None = None
         if not self.keeps:
             pass
         elif fresh:
@@ -118,9 +131,19 @@ class ResponseCache:
             if found is not None:
                 counters.hits += 1
                 return _rebuilt(found)
+            if shared is not None and await shared.flushed():
+                started = store.sequence
+                versions = await shared.versions()
+                found = await shared.get(key) if versions is not None else None
+                if found is not None:
+                    counters.hits += 1
+                    store.put(key, found, started)
+                    return _rebuilt(found)
             counters.misses += 1
         else:
             counters.bypasses += 1
+        if shared is not None and versions is None and self.keeps and store.live:
+            versions = await shared.versions()  # before the read: see ``shared_answers.py``
         started = store.sequence
         async with StatementCounter.observing() as statements:
             response = await render()
@@ -130,7 +153,8 @@ class ResponseCache:
             kept = KeptAnswer(
                 response.status_code, bytes(response.body), tuple(response.raw_headers), tables
             )
-            store.put(key, kept, started)
+            if store.put(key, kept, started) and shared is not None and versions is not None:
+                await shared.put(key, kept, versions)
         return response
 
     def stats(self) -> dict[str, Any]:
@@ -139,6 +163,7 @@ class ResponseCache:
             "enabled": self.keeps,
             "live": self.store.live,
             "entries": len(self.store),
+            "sharedHits": 0 if self.shared is None else self.shared.hits,
             "size": self.store.size,
             **self.store.counters.as_dict(),
         }

@@ -10,17 +10,20 @@ and the authors' table) and the authors over GraphQL GET, and compare every valu
 the values committed **before the read started**: a lower one is a stale read. At the end,
 every kept answer equals the uncached one (``Cache-Control: no-cache``) byte for byte.
 
-Both backends: PostgreSQL's caches hear the changes through the change listener, SQLite's read
-the tables' versions its triggers raise (``db/versions.py``); the two instances share the
-SQLite file as they share the PostgreSQL database.
+Both backends, each cache mode (``memory``; ``redis``: shared by the two instances too, when a
+Redis answers on 127.0.0.1:6379). PostgreSQL's caches hear the changes through the change
+listener, SQLite's read the tables' versions its triggers raise (``db/versions.py``); the two
+instances share the SQLite file as they share the PostgreSQL database.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import socket
 import sqlite3
 import time
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -43,17 +46,25 @@ PATHS = (
 )
 
 
-@pytest.fixture
-async def two_instances(databases: Any) -> AsyncIterator[tuple[list[str], str]]:
-    """(both instances' addresses, the database's URL)"""
+@pytest.fixture(params=["memory", "redis"])
+async def two_instances(
+    request: pytest.FixtureRequest, databases: Any
+) -> AsyncIterator[tuple[list[str], str, str]]:
+    """(both instances' addresses, the database's URL, the cache mode): each worker's own
+    answers, or shared through Redis too"""
+    mode: str = request.param
+    settings = {"CONTENTAPI_RESPONSE_CACHE": mode}
+    if mode == "redis":
+        pytest.importorskip("redis")
+        if not _redis_answers():
+            pytest.skip("no Redis on 127.0.0.1:6379")
+        settings["CONTENTAPI_RESPONSE_CACHE_REDIS_PREFIX"] = f"contentapi:t:{uuid.uuid4().hex}:"
     url = await databases.new_url()
-    servers = [
-        ServerProcess(url, MODELS, workers=1, CONTENTAPI_RESPONSE_CACHE="memory") for _ in range(2)
-    ]
+    servers = [ServerProcess(url, MODELS, workers=1, **settings) for _ in range(2)]
     try:
         for server in servers:
             await asyncio.to_thread(server.start)
-        yield [s.base_url for s in servers], url
+        yield [s.base_url for s in servers], url, mode
     finally:
         for server in servers:
             server.stop()
@@ -98,6 +109,15 @@ async def _plain_sql(url: str) -> _PlainSql:
     return tool
 
 
+def _redis_answers() -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=1) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
 def _ages(path: str, body: Any) -> dict[int, int]:
     """author id → age, from one of ``PATHS``' answers."""
     if path.startswith("/graphql"):
@@ -113,7 +133,7 @@ def _ages(path: str, body: Any) -> dict[int, int]:
 
 
 async def test_no_read_after_a_commit_misses_it(two_instances, backend):
-    bases, dsn = two_instances
+    bases, dsn, mode = two_instances
     clients = [httpx.AsyncClient(base_url=b, headers=ADMIN, timeout=30) for b in bases]
     rest, graphql, plain = [], [], []
     try:
@@ -198,13 +218,15 @@ async def test_no_read_after_a_commit_misses_it(two_instances, backend):
 
         stats = [(await c.get("/_cache")).json() for c in clients]
         hits = sum(s["hits"] for s in stats)
-        FIGURES[f"response cache staleness ({backend})"] = (
+        name = f"response cache staleness ({backend}, {mode})"
+        FIGURES[name] = (
             f"{reads} reads in {seconds:.1f} s, {len(stale)} stale; writes {writes}; "
-            f"hits {hits}, misses {sum(s['misses'] for s in stats)}, "
+            f"hits {hits} (from Redis {sum(s['sharedHits'] for s in stats)}), "
+            f"misses {sum(s['misses'] for s in stats)}, "
             f"evictions {sum(s['evictions'] for s in stats)}, "
             f"refused {sum(s['refused'] for s in stats)}"
         )
-        print(FIGURES[f"response cache staleness ({backend})"])
+        print(name, FIGURES[name])
         assert stale == [], stale[:10]
         assert reads >= 5000 and min(writes.values()) > 10
         assert hits > 0  # the reads did go through the cache
