@@ -71,7 +71,13 @@ class SharedAnswers:
     """Answers in Redis, validated by table versions (see the module)."""
 
     def __init__(self, url: str, ttl: int, prefix: str = "contentapi:answers:") -> None:
-        import redis.asyncio as redis  # the optional extra: imported only when configured
+        try:  # the optional extra: imported only when configured
+            import redis.asyncio as redis
+        except ImportError:
+            raise ValueError(
+                "CONTENTAPI_RESPONSE_CACHE=redis needs the redis package: "
+                "pip install 'contentapi[redis]'"
+            ) from None
 
         self.client: Any = redis.from_url(url)
         self.ttl = ttl
