@@ -201,6 +201,8 @@ class Settings(BaseSettings):
     response_cache: Literal["off", "memory", "redis"] = "off"
     #: answers one worker's response cache keeps at most in memory (first in, first out)
     response_cache_size: Annotated[int, Field(ge=1)] = 10_000
+    #: bytes of answer bodies one worker's response cache keeps at most in memory
+    response_cache_max_bytes: Annotated[int, Field(ge=1)] = 64 * 1024 * 1024
     #: the Redis the ``redis`` response cache shares answers through
     response_cache_redis_url: str = "redis://127.0.0.1:6379/0"
     #: the prefix of the response cache's Redis keys: one per deployment (database) sharing a

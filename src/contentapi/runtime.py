@@ -154,7 +154,7 @@ class Runtime:
                     settings.response_cache_redis_prefix,
                 )
             runtime.response_cache = ResponseCache(
-                AnswerStore(settings.response_cache_size),
+                AnswerStore(settings.response_cache_size, settings.response_cache_max_bytes),
                 ReadTables(tables.metadata.tables),
                 keeps=settings.response_cache != "off",
                 shared=shared,

@@ -71,10 +71,14 @@ class CacheCounters:
 
 
 class AnswerStore:
-    """Key → ``KeptAnswer``, at most ``size`` of them (first in, first out), indexed by table."""
+    """Key → ``KeptAnswer``, at most ``size`` of them and ``max_bytes`` of bodies together
+    (first in, first out), indexed by table."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.size = size
+        self.max_bytes = max_bytes
+        #: the kept bodies' bytes together
+        self.bytes = 0
         #: whether changes are heard (the change listener is connected)
         self.live = False
         #: raised by every change; readers note it before reading
@@ -102,12 +106,15 @@ class AnswerStore:
             if changed_at.get(table, 0) > started:
                 self.counters.refused += 1
                 return False
+        if len(answer.body) > self.max_bytes:
+            return False
         self._remove(key)
         self._answers[key] = answer
+        self.bytes += len(answer.body)
         for table in answer.tables:
             self._readers.setdefault(table, set()).add(key)
         self.counters.stores += 1
-        while len(self._answers) > self.size:
+        while len(self._answers) > self.size or self.bytes > self.max_bytes:
             oldest = next(iter(self._answers))
             self._remove(oldest)
             self.counters.dropped += 1
@@ -117,6 +124,7 @@ class AnswerStore:
         answer = self._answers.pop(key, None)
         if answer is None:
             return False
+        self.bytes -= len(answer.body)
         for table in answer.tables:
             readers = self._readers.get(table)
             if readers is not None:
@@ -140,6 +148,7 @@ class AnswerStore:
         self._reset_at = self.sequence
         self._answers.clear()
         self._readers.clear()
+        self.bytes = 0
 
     def set_live(self, live: bool) -> None:
         """Whether changes are heard from now on; what was kept is forgotten either way."""

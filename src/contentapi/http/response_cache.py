@@ -114,36 +114,17 @@ class ResponseCache:
     ) -> Response:
         """The kept answer, or ``render()``'s (kept when ``keep_if`` says so). ``normalized``:
         the request's normalized query (default: the raw query string)."""
-        store = self.store
-        counters = store.counters
         if normalized is None:
             normalized = request.scope.get("query_string", b"")
         key = self.key(request, actor, normalized)
-        fresh = "no-cache" in request.headers.get("cache-control", "").lower()
-        shared = self.shared
+        store, shared = self.store, self.shared
         versions: dict[str, int] | None = None
-        if not self.keeps:
-            pass
-        elif fresh:
-            counters.no_cache += 1
-        elif store.live and await self.catch_up():
-            found = store.get(key)
+        if self.keeps:
+            found, versions = await self._find(request, key)
             if found is not None:
-                counters.hits += 1
                 return _rebuilt(found)
-            if shared is not None and await shared.flushed():
-                started = store.sequence
-                versions = await shared.versions()
-                found = await shared.get(key) if versions is not None else None
-                if found is not None:
-                    counters.hits += 1
-                    store.put(key, found, started)
-                    return _rebuilt(found)
-            counters.misses += 1
-        else:
-            counters.bypasses += 1
-        if shared is not None and versions is None and self.keeps and store.live:
-            versions = await shared.versions()  # before the read: see ``shared_answers.py``
+            if shared is not None and versions is None and store.live:
+                versions = await shared.versions()  # before the read: ``shared_answers.py``
         started = store.sequence
         async with StatementCounter.observing() as statements:
             response = await render()
@@ -157,6 +138,34 @@ class ResponseCache:
                 await shared.put(key, kept, versions)
         return response
 
+    async def _find(
+        self, request: Request, key: Hashable
+    ) -> tuple[KeptAnswer | None, dict[str, int] | None]:
+        """The answer kept under ``key`` that may be served now (this worker's, else Redis's),
+        and Redis's table versions when they were read on the way."""
+        store, counters = self.store, self.store.counters
+        if "no-cache" in request.headers.get("cache-control", "").lower():
+            counters.no_cache += 1
+            return None, None
+        if not (store.live and await self.catch_up()):
+            counters.bypasses += 1
+            return None, None
+        found = store.get(key)
+        versions = None
+        shared = self.shared
+        if found is None and shared is not None and await shared.flushed():
+            started = store.sequence
+            versions = await shared.versions()
+            if versions is not None:
+                found = await shared.get(key)
+                if found is not None:
+                    store.put(key, found, started)
+        if found is None:
+            counters.misses += 1
+        else:
+            counters.hits += 1
+        return found, versions
+
     def stats(self) -> dict[str, Any]:
         """The counters and the size, for ``GET /_cache``."""
         return {
@@ -165,6 +174,8 @@ class ResponseCache:
             "entries": len(self.store),
             "sharedHits": 0 if self.shared is None else self.shared.hits,
             "size": self.store.size,
+            "bytes": self.store.bytes,
+            "maxBytes": self.store.max_bytes,
             **self.store.counters.as_dict(),
         }
 

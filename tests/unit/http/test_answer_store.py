@@ -64,6 +64,17 @@ def test_the_size_bound_drops_the_oldest_and_its_index():
     assert store.counters.evictions == 0 and len(store) == 2
 
 
+def test_the_byte_bound_drops_the_oldest_bodies():
+    store = AnswerStore(10, max_bytes=10)
+    store.set_live(True)
+    for name in ("a", "b", "c"):
+        store.put(name, KeptAnswer(200, b"x" * 4, (), frozenset({name})), store.sequence)
+    assert "a" not in store and len(store) == 2 and store.bytes == 8
+    assert not store.put("big", KeptAnswer(200, b"x" * 11, (), frozenset()), store.sequence)
+    store.changed("b")
+    assert store.bytes == 4
+
+
 def test_clear_forgets_everything_and_refuses_reads_in_flight():
     store = _live()
     started = store.sequence
