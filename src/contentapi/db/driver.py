@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.engine import Dialect
-from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import Executable
 
 from contentapi.caching import COMPILED_STATEMENTS, BoundedCache
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.counter import StatementCounter
 
 __all__ = ["KeptStatements"]
