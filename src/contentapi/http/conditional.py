@@ -6,9 +6,11 @@ Called once per answer, where its bytes are known (``rest/handlers.py``'s reads,
 over ``GET``), so that a response cache holding bytes can answer through the same function.
 What is sent when is in ``docs/caching.md``; in short:
 
-- ``ETag``: a hash of the exact body (blake2b, 128 bits, quoted): the body is the
+- ``ETag``: a hash of the exact body (xxh3, 128 bits, quoted): the body is the
   representation, so equal bytes are one tag whoever asked and whatever the query, and any
-  change of content changes it. Strong, as its bytes are exact.
+  change of content changes it. Strong, as its bytes are exact. Not a cryptographic hash:
+  it runs on every read (0.3 µs for a 9 KB page, blake2b 10 to 20 µs), and a forged collision
+  could at most keep a client on the answer it already holds.
 - ``Cache-Control``: ``public`` for a request without ``Authorization`` (the public role's
   answer), ``private`` for any other — a user's JWT or an API token: both answers depend on
   who asks, and CDNs commonly ignore ``Vary: Authorization``. ``s-maxage`` only when public.
@@ -26,10 +28,10 @@ tells a response cache to skip its stored copy).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from hashlib import blake2b
 
 from starlette.requests import Request
 from starlette.responses import Response
+from xxhash import xxh3_128_hexdigest
 
 from contentapi.config import Settings
 
@@ -114,7 +116,7 @@ def _render(directives: CacheDirectives, *, shared: bool) -> bytes:
 
 def entity_tag(body: bytes) -> bytes:
     """The strong entity tag of these exact bytes, quoted (``"<32 hex digits>"``)."""
-    return b'"' + blake2b(body, digest_size=16).hexdigest().encode("ascii") + b'"'
+    return b'"' + xxh3_128_hexdigest(body).encode("ascii") + b'"'
 
 
 def if_none_match(condition: str, tag: bytes) -> bool:

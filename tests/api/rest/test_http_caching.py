@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import shutil
-from hashlib import blake2b
 from pathlib import Path
 
 import pytest
+from xxhash import xxh3_128_hexdigest
 
 from contentapi.config import Settings
 from tests.api.rest.helpers import create
@@ -22,7 +22,7 @@ VARY = "Authorization, Origin"
 
 
 def _tag(body: bytes) -> str:
-    return '"' + blake2b(body, digest_size=16).hexdigest() + '"'
+    return '"' + xxh3_128_hexdigest(body) + '"'
 
 
 async def _public_may_find_authors(client, admin) -> None:
