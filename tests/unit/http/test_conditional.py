@@ -73,7 +73,7 @@ def test_entity_tag_is_the_quoted_xxh3_128_of_the_bytes():
     ],
 )
 def test_if_none_match_lists_star_and_weak_tags(condition, matches):
-    assert if_none_match(condition, b'"abc"') is matches
+    assert if_none_match(condition.encode(), b'"abc"') is matches
 
 
 @pytest.mark.parametrize(
@@ -121,6 +121,19 @@ def test_a_matching_if_none_match_is_304_without_body_keeping_the_validators():
         "cache-control": "private, no-cache",
         "vary": "Authorization",
     }
+
+
+def test_if_none_match_over_several_header_lines_is_one_list():
+    body = b"{}"
+    request = Request(
+        {
+            "type": "http",
+            "method": "GET",
+            "path": "/api/articles",
+            "headers": [(b"if-none-match", b'"x"'), (b"if-none-match", entity_tag(body))],
+        }
+    )
+    assert cacheable_response(request, body, POLICY).status_code == 304
 
 
 def test_head_has_the_length_of_the_body_it_leaves_out():
