@@ -317,3 +317,14 @@ def test_negative_lifetimes_are_refused(monkeypatch):
     monkeypatch.setenv("CONTENTAPI_CACHE_CONTROL_MAX_AGE", "-1")
     with pytest.raises(ValueError, match="greater than or equal to 0"):
         Settings()
+
+
+def test_lifetimes_are_read_from_contentapi_toml(monkeypatch, tmp_path):
+    (tmp_path / "contentapi.toml").write_text(
+        "cache_control_max_age = 10\ncache_control_s_maxage = 20\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CONTENTAPI_CACHE_CONTROL_S_MAXAGE", "40")  # the environment wins
+    settings = Settings()
+    assert (settings.cache_control_max_age, settings.cache_control_s_maxage) == (10, 40)
+    assert settings.cache_control_stale_while_revalidate is None
