@@ -164,14 +164,14 @@ def cacheable_response(
 
 def revalidated(request: Request, response: Response, policy: CachePolicy) -> Response:
     """A read answered by an extension's controller or middleware (``rest/customize.py``):
-    validated like ours when it is a 200 with its body in hand and no ``Cache-Control`` of its
-    own (then the extension decides); anything else as it is."""
+    validated like ours when it is a 200 with its body in hand and neither ``Cache-Control``
+    nor ``ETag`` of its own (then the extension decides); anything else as it is. Its 304
+    carries our three headers only, not those the extension added to the 200."""
     body = getattr(response, "body", None)
-    if (
-        response.status_code != 200
-        or not isinstance(body, bytes)
-        or "cache-control" in response.headers
-    ):
+    if response.status_code != 200 or not isinstance(body, bytes):
+        return response
+    headers = response.headers
+    if "cache-control" in headers or "etag" in headers:
         return response
     tag = entity_tag(body)
     control, condition = _asked(request, policy)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from starlette.requests import Request
+from starlette.responses import Response
 from xxhash import xxh3_128_hexdigest
 
 from contentapi.http.conditional import (
@@ -15,6 +16,7 @@ from contentapi.http.conditional import (
     entity_tag,
     if_none_match,
     request_wants_fresh,
+    revalidated,
 )
 
 
@@ -141,3 +143,29 @@ def test_head_has_the_length_of_the_body_it_leaves_out():
     response = cacheable_response(_request("HEAD"), body, POLICY)
     assert response.status_code == 200 and response.body == b""
     assert response.headers["content-length"] == str(len(body))
+
+
+def test_an_extensions_read_is_validated_keeping_its_headers():
+    answer = Response(b'{"a":1}', media_type="application/json", headers={"X-Served-By": "ext"})
+    validated = revalidated(_request(), answer, POLICY)
+    assert validated.headers["etag"] == entity_tag(b'{"a":1}').decode()
+    assert validated.headers["cache-control"] == "public, no-cache"
+    assert validated.headers["x-served-by"] == "ext"
+    again = revalidated(
+        _request(if_none_match=validated.headers["etag"]),
+        Response(b'{"a":1}', media_type="application/json"),
+        POLICY,
+    )
+    assert again.status_code == 304 and again.body == b""
+
+
+@pytest.mark.parametrize(
+    "headers", [{"Cache-Control": "max-age=5"}, {"ETag": '"mine"'}], ids=["control", "etag"]
+)
+def test_an_extensions_own_validators_are_left_as_they_are(headers):
+    answer = Response(b"{}", headers=headers)
+    assert revalidated(_request(if_none_match="*"), answer, POLICY) is answer
+    assert answer.headers.getlist("etag") == ([] if "ETag" not in headers else ['"mine"'])
+    assert answer.headers.getlist("cache-control") == (
+        ["max-age=5"] if "Cache-Control" in headers else []
+    )
