@@ -1,7 +1,9 @@
 """REST handlers of one content type: request → permission → query → entry service → envelope.
 
 One handler per path dispatches on the method, so that a wrong method gets a 405 whose
-``Allow`` header lists every method of that path (as Strapi's router does).
+``Allow`` header lists every method of that path (as Strapi's router does); ``HEAD`` is
+answered as ``GET``. Reads carry validators and ``Cache-Control`` (``http/conditional.py``),
+writes ``Cache-Control: no-store``.
 """
 
 from __future__ import annotations
@@ -10,12 +12,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+import orjson
 from fastapi import Request
 from starlette.responses import Response
 
 from contentapi.auth.actor import Actor, may
 from contentapi.errors import NotFoundError
 from contentapi.http.body import read_data, read_json_object
+from contentapi.http.conditional import CachePolicy, cacheable_response, no_store, revalidated
 from contentapi.http.params import parse_entry_id, query_params
 from contentapi.http.responses import OrjsonResponse
 from contentapi.http.services import ContentServices
@@ -27,6 +31,9 @@ from contentapi.rest.parsed_queries import ParsedQueries, RouteKind
 from contentapi.schema.model import ContentType
 
 __all__ = ["Resource"]
+
+#: the actions whose answers are reads: validators and ``Cache-Control``; the others are writes
+_READS = frozenset({"find", "findOne"})
 
 
 class Resource:
@@ -50,6 +57,8 @@ class Resource:
         self.parsed = ParsedQueries()
         #: the actions an extension configured; empty for most types
         self.rules: Mapping[str, ActionRules] = rules or {}
+        #: ``Cache-Control`` of its reads: the configured one, then the model's own
+        self.cache = CachePolicy.of(services.cache.overridden(content_type.cache))
 
     def _action(self, name: str) -> str:
         return f"{self.uid}.{name}"
@@ -60,12 +69,18 @@ class Resource:
         rules = self.rules.get(action)
         if rules is None:
             actor = await self.services.callers.require(request, self._action(action))
-            return OrjsonResponse(await core(request, actor, *args))
+            answer = await core(request, actor, *args)
+            if action in _READS:
+                return cacheable_response(request, orjson.dumps(answer), self.cache)
+            return no_store(OrjsonResponse(answer))
         actor = await rules.caller(self.services.callers, request)
         # the entry's id as Strapi's ``ctx.params.id`` (GraphQL's policies read ``args.id``)
         params = {"id" if k == "entry_id" else k: v for k, v in request.path_params.items()}
         context = RestContext(request, actor, self._action(action), params, self.services)
-        return await rules.run(context, lambda: core(request, actor, *args))
+        response = await rules.run(context, lambda: core(request, actor, *args))
+        if action in _READS:
+            return revalidated(request, response, self.cache)
+        return no_store(response)
 
     def _parser(self, actor: Actor) -> QueryParser:
         return self.services.query_parser.for_caller(lambda uid: may(actor, f"{uid}.find"))
