@@ -80,6 +80,8 @@ class ContentapiServer:
     database: str = "contentapi_bench"
     #: where its ``contentapi`` command is (``bench/serve_env.py``; default: this environment)
     bin_dir: Path = field(default_factory=lambda: Path(sys.executable).parent)
+    #: settings beside the benchmark's own (``CONTENTAPI_…`` names), e.g. the response cache
+    settings: dict[str, str] = field(default_factory=dict)
 
     @property
     def base_url(self) -> str:
@@ -100,6 +102,7 @@ class ContentapiServer:
             "CONTENTAPI_ADMIN_TOKEN": self.token,
             "CONTENTAPI_UPLOADS_DIR": tempfile.mkdtemp(prefix="bench-uploads-"),
             "CONTENTAPI_REST_MAX_LIMIT": "100",
+            **self.settings,
         }
         command = [str(self.bin_dir / "contentapi"), "migrate"]
         subprocess.run(command, env=env, check=True, capture_output=True)

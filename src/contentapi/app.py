@@ -24,6 +24,7 @@ from contentapi.extensions import load_extensions
 from contentapi.graphql import build_graphql, customized_schema
 from contentapi.graphql.context import GraphQLServices
 from contentapi.health import build_health_router
+from contentapi.http.conditional import CacheDirectives
 from contentapi.http.errors import CatchAllMiddleware, install_error_handlers
 from contentapi.http.limits import RequestLimitsMiddleware
 from contentapi.http.security_headers import SecurityHeadersMiddleware
@@ -222,7 +223,10 @@ class _Services:
         )
         roles = RolesService(database, tables, registry, custom_actions)
         flows = AuthFlows(users, mail, limiter)
-        content = ContentServices(callers, entries, parser, serializer, runtime.response_cache)
+        cache = CacheDirectives.configured(settings)
+        content = ContentServices(
+            callers, entries, parser, serializer, cache, runtime.response_cache
+        )
         return cls(
             callers=callers,
             uploads=uploads,

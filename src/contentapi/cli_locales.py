@@ -23,8 +23,7 @@ from contentapi.cli_common import (
 )
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
-
+    from contentapi.db.async_engine import AsyncConnection
     from contentapi.runtime import Runtime
 
 __all__ = ["locales_app"]

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.cli_common import PlainHelpCommand, fail, load_checked_models, read_settings
+from contentapi.db.async_engine import AsyncConnection
 
 if TYPE_CHECKING:
     from contentapi.db.tables import ContentTables

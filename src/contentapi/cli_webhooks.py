@@ -17,8 +17,7 @@ from contentapi.cli_common import PlainHelpCommand, err, fail, on_started_runtim
 from contentapi.errors import ValidationError
 
 if TYPE_CHECKING:
-    from sqlalchemy.ext.asyncio import AsyncConnection
-
+    from contentapi.db.async_engine import AsyncConnection
     from contentapi.events.webhooks import Webhook
     from contentapi.runtime import Runtime
 

@@ -112,6 +112,15 @@ class Settings(BaseSettings):
     #: the most entries and components a REST answer may hold: the page times what each
     #: entry populates, down the tree (query/parse/cost.py); 0: no limit
     rest_cost_limit: Annotated[int, Field(ge=0)] = 100_000
+    #: ``Cache-Control`` of the cacheable reads (REST content GETs, GraphQL GET queries;
+    #: docs/caching.md): seconds a browser (and a CDN, without ``s-maxage``) may reuse an
+    #: answer; unset: ``no-cache`` (ask again each time, a 304 when unchanged)
+    cache_control_max_age: Annotated[int, Field(ge=0)] | None = None
+    #: seconds a shared cache (CDN) may reuse an answer to the public role; never sent on
+    #: answers to a request with ``Authorization``
+    cache_control_s_maxage: Annotated[int, Field(ge=0)] | None = None
+    #: seconds a cache may keep serving an expired answer while it fetches a fresh one
+    cache_control_stale_while_revalidate: Annotated[int, Field(ge=0)] | None = None
     graphql_enabled: bool = True
     graphql_endpoint: str = "/graphql"
     graphql_shadow_crud: bool = True

@@ -14,12 +14,13 @@ _PROBE = """
 import json, sys
 from contentapi.app import create_app
 create_app()
-print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+names = sys.modules if "--submodules" in sys.argv else {n.split(".")[0] for n in sys.modules}
+print(json.dumps(sorted(names)))
 """
 
 
-def _imported_by_a_server(tmp_path: Path) -> set[str]:
-    """The top-level packages a server has imported once its app is built."""
+def _imported_by_a_server(tmp_path: Path, *, submodules: bool = False) -> set[str]:
+    """The top-level packages (or all modules) a server has imported once its app is built."""
     env = {
         "CONTENTAPI_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'probe.db'}",
         "CONTENTAPI_CONTENT_TYPES_DIR": str(MODELS),
@@ -27,7 +28,11 @@ def _imported_by_a_server(tmp_path: Path) -> set[str]:
         "PATH": "/usr/bin:/bin",
     }
     result = subprocess.run(
-        [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", _PROBE, *(["--submodules"] if submodules else [])],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     imported = set(json.loads(result.stdout.strip().splitlines()[-1]))
     assert "contentapi" in imported
@@ -62,3 +67,35 @@ def test_the_supervisor_imports_neither_asyncio_nor_the_app() -> None:
         "contentapi.heartbeat",
         "contentapi.listening",
     }
+
+
+def test_the_orm_stays_out_of_a_server(tmp_path: Path) -> None:
+    """contentapi uses SQLAlchemy Core: its asyncio engine is imported without the package
+    ``sqlalchemy.ext.asyncio``'s session, which imports the ORM (about 8 MB per worker;
+    ``db/async_engine.py``)."""
+    imported = _imported_by_a_server(tmp_path, submodules=True)
+    assert "sqlalchemy.ext.asyncio.engine" in imported
+    assert not {name for name in imported if name.startswith("sqlalchemy.orm")}
+
+
+def test_an_extension_still_imports_the_whole_asyncio_package() -> None:
+    """What the deferred package holds is there on first use, as after a normal import:
+    names (``AsyncSession``), submodules, and a missing name is an ``AttributeError``."""
+    probe = """
+import sys
+import contentapi.db.async_engine as ours
+assert "sqlalchemy.orm" not in sys.modules
+import sqlalchemy.ext.asyncio as package
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio.session import AsyncSession as same
+assert AsyncSession is same and AsyncConnection is ours.AsyncConnection
+assert package.create_async_engine is ours.create_async_engine
+try:
+    package.no_such_name
+except AttributeError:
+    print("ok")
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "ok"

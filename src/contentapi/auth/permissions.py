@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.tables import ContentTables
 from contentapi.schema.builtin import PERMISSION_UID, ROLE_UID, USER_UID
 from contentapi.schema.registry import Registry

@@ -14,9 +14,8 @@ import difflib
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from contentapi.auth.permissions import role_types
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.core_store import read_json, write_json
 from contentapi.db.tables import ContentTables
 

@@ -18,8 +18,8 @@ import time
 from datetime import UTC, datetime
 
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncEngine
 
+from contentapi.db.async_engine import AsyncEngine
 from contentapi.db.engine import Database
 from contentapi.db.notify import QUIET_SETTING
 from contentapi.db.system import api_tokens

@@ -16,9 +16,9 @@ from datetime import UTC, datetime, timedelta
 from typing import cast
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.auth.actor import Actor, TokenType
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.system import api_token_permission_links, api_token_permissions, api_tokens
 
 __all__ = [

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.system import core_store
 
 __all__ = ["ensure_setting", "read_json", "write_json"]

@@ -38,9 +38,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Engine
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
+from contentapi.db.async_engine import AsyncConnection, AsyncEngine, create_async_engine
 from contentapi.db.jsonb import SQLITE_JSONB_KEY, SQLITE_JSONB_OUT, json_text, jsonb_key, jsonb_out
 from contentapi.db.pgtext import SQLITE_LOWER, SQLITE_PG_TEXT, pg_lower, pg_text
 

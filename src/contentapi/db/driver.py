@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.engine import Dialect
-from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import Executable
 
 from contentapi.caching import COMPILED_STATEMENTS, BoundedCache
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.counter import StatementCounter
 
 __all__ = ["KeptStatements"]
@@ -144,17 +144,26 @@ class KeptStatements:
 
     def _compile(self, statement: Executable) -> _Compiled | None:
         """The statement's SQL and parameter order, or ``None`` where SQLAlchemy renders
-        something per call (expanding or literal-execute parameters)."""
+        something per call (expanding parameters).
+
+        Literal-execute parameters (the values ``Dialect.matches`` and
+        ``Dialect.range_operand`` write into a statement) are rendered here, once: a kept
+        statement is built for one request's values and kept with them, so its SQL is the
+        same at every run. They are anonymous parameters (``bindparam(None, …)``), which no run
+        passes a value for."""
         compiled: Any = statement.compile(dialect=self.dialect)  # type: ignore[attr-defined]
-        if compiled.post_compile_params or compiled.literal_execute_params:
+        if compiled.post_compile_params - compiled.literal_execute_params:
             return None
-        names = tuple(compiled.positiontup or ())
-        numbers = {int(n) for n in _DOLLAR_PARAMETER.findall(compiled.string)}
+        sql, names = compiled.string, tuple(compiled.positiontup or ())
+        if compiled.literal_execute_params:
+            rendered = compiled.construct_expanded_state(compiled.construct_params(_check=False))
+            sql, names = rendered.statement, tuple(rendered.positiontup or ())
+        numbers = {int(n) for n in _DOLLAR_PARAMETER.findall(sql)}
         if numbers != set(range(1, len(names) + 1)):
             return None  # not the one-name-per-position form this runner sends
         keys = tuple(column.keyname for column in compiled._result_columns)
         return _Compiled(
-            sql=compiled.string,
+            sql=sql,
             compiled=compiled,
             names=names,
             bind_processors=compiled._bind_processors,

@@ -17,8 +17,8 @@ from typing import Any
 import orjson
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from contentapi.db.async_engine import AsyncConnection, AsyncEngine, create_async_engine
 from contentapi.db.counter import StatementCounter
 from contentapi.db.dialect import Dialect, dialect_named
 from contentapi.db.driver import KeptStatements

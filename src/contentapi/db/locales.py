@@ -15,9 +15,9 @@ import json
 from dataclasses import dataclass
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.caching import InvalidatedCache
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.engine import Database
 from contentapi.db.system import core_store, i18n_locales
 

@@ -31,7 +31,8 @@ from typing import Any
 import asyncpg
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncConnection
+
+from contentapi.db.async_engine import AsyncConnection
 
 __all__ = [
     "AUTH_CHANNEL",

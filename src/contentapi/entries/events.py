@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 import orjson
 from sqlalchemy import bindparam, insert
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.driver import KeptStatements
 from contentapi.db.system import events
 from contentapi.entries.serialize import RestSerializer

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sqlalchemy.ext.asyncio import AsyncConnection
+from contentapi.db.async_engine import AsyncConnection
 
 __all__ = [
     "ACTIONS",

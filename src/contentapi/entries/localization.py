@@ -21,8 +21,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Table, or_, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.entries.row_values import row_values
 from contentapi.query.ast import ReadQuery, RelationPopulate
 from contentapi.query.compile import localizations_link

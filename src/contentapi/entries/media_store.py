@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sqlalchemy import Table, and_, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.entries.write_plan import MediaWrite, label
 from contentapi.errors import FieldError, ValidationError
 

@@ -20,9 +20,9 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, and_, bindparam, func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.caching import ENTRY_STATEMENTS, PAGE_STATEMENTS, BoundedCache
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.engine import Database
 from contentapi.db.locales import LocaleCache
 from contentapi.db.tables import ContentTables

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Select, Table, and_, bindparam, func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.dialect import dialect_of
 from contentapi.schema.model import RelationLink
 

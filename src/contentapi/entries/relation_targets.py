@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Table, func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.dialect import Dialect
 from contentapi.db.driver import KeptStatements
 from contentapi.db.tables import ContentTables

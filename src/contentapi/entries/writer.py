@@ -18,8 +18,8 @@ from dataclasses import KW_ONLY, InitVar, dataclass, field
 from typing import Any
 
 from sqlalchemy import Column, and_, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.dialect import Dialect
 from contentapi.db.driver import KeptStatements
 from contentapi.db.tables import ContentTables

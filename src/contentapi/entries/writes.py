@@ -16,9 +16,9 @@ from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import DataError, IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.auth.passwords import PasswordHasher
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.engine import Database
 from contentapi.entries.collaborators import ReadsParts
 from contentapi.entries.events import EntryEvents, EventName, publication_event

@@ -10,8 +10,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import delete, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.system import webhooks
 from contentapi.entries.events import ENTRY_EVENTS, MEDIA_EVENTS
 from contentapi.errors import ValidationError

@@ -6,6 +6,10 @@ error body. Resolver errors are HTTP 200 with ``extensions.code``; a request tha
 execution (parse, validation, variables) is 400, as Apollo Server 3 answers Strapi's clients;
 so is a batch of more operations than ``CONTENTAPI_GRAPHQL_BATCH_LIMIT``, or an operation or
 batch over the cost budget (``budget.py``), before any of it runs.
+
+A query over ``GET`` (or ``HEAD``) answered without errors carries validators and the configured
+``Cache-Control`` (``http/conditional.py``; the global lifetimes: one document reads many
+types); every other answer — ``POST``, mutations, answers with ``errors`` — is ``no-store``.
 """
 
 from __future__ import annotations
@@ -27,8 +31,14 @@ from contentapi.graphql.context import GraphQLContext, GraphQLServices, PlanCach
 from contentapi.graphql.execute import Engine, Outcome
 from contentapi.graphql.plan import Planner
 from contentapi.graphql.playground import build_playground
+from contentapi.http.conditional import (
+    CacheDirectives,
+    CachePolicy,
+    cacheable_response,
+    no_store,
+)
 from contentapi.http.limits import hold_body_to_json
-from contentapi.http.response_cache import ResponseCache, asks_for_caller
+from contentapi.http.response_cache import ResponseCache, asks_for_caller, with_surrogate_keys
 from contentapi.http.responses import OrjsonResponse
 from contentapi.upload.service import IncomingFile
 
@@ -46,7 +56,7 @@ class _BadRequest(Exception):
 
 def _transport_error(message: str, status: int = 400) -> Response:
     body = {"errors": [{"message": message, "extensions": {"code": "BAD_REQUEST"}}]}
-    return OrjsonResponse(body, status_code=status)
+    return no_store(OrjsonResponse(body, status_code=status))
 
 
 async def _json_body(request: Request) -> Any:
@@ -125,12 +135,6 @@ async def _multipart_body(request: Request) -> tuple[Any, Any]:
     return operations, form
 
 
-def _answered_without_errors(response: Response) -> bool:
-    """A GraphQL answer worth keeping: 200 and no ``errors`` key (an unescaped ``"errors":``
-    is a key: inside a JSON string its quotes would be escaped)."""
-    return response.status_code == 200 and b'"errors":' not in bytes(response.body)
-
-
 def build_graphql_router(
     settings: Settings,
     callers: CallerResolver,
@@ -152,10 +156,14 @@ def build_graphql_router(
     if playground is not None:
         router.include_router(playground.router)
 
-    def respond(outcome: Outcome | list[Outcome]) -> Response:
+    cache = CachePolicy.of(CacheDirectives.configured(settings))
+
+    def respond(request: Request, outcome: Outcome | list[Outcome], read_only: bool) -> Response:
         if isinstance(outcome, list):
-            return OrjsonResponse([o.body for o in outcome])
-        return OrjsonResponse(outcome.body, status_code=outcome.status)
+            return no_store(OrjsonResponse([o.body for o in outcome]))
+        if read_only and outcome.status == 200 and "errors" not in outcome.body:
+            return cacheable_response(request, orjson.dumps(outcome.body), cache)
+        return no_store(OrjsonResponse(outcome.body, status_code=outcome.status))
 
     async def run(
         request: Request, payload: Any, *, read_only: bool, actor: Actor | None = None
@@ -168,29 +176,39 @@ def build_graphql_router(
         if isinstance(payload, list):
             if not payload:
                 return _transport_error("No operations found in request.")
-            return respond(await engine.run_batch(payload, context, read_only=read_only))
-        return respond(await engine.run(payload, context(), read_only=read_only))
+            outcomes = await engine.run_batch(payload, context, read_only=read_only)
+            return respond(request, outcomes, read_only)
+        outcome = await engine.run(payload, context(), read_only=read_only)
+        return respond(request, outcome, read_only)
 
     async def kept_answer(
         request: Request, payload: dict[str, Any], responses: ResponseCache
     ) -> Response:
         """A GET query through the response cache, keyed by its document, variables,
-        operation name and extensions (as sent: the query string's encoding apart)."""
+        operation name and extensions (as sent: the query string's encoding apart); only an
+        answer without errors is kept, and every answer is rendered as ``respond`` does."""
         actor = await callers.current_actor(request)
         params = request.query_params
         normalized = tuple(params.get(k) for k in ("query", "variables", "operationName"))
         normalized += (params.get("extensions"),)
-        return await responses.answer(
-            request,
-            actor,
-            lambda: run(request, payload, read_only=True, actor=actor),
-            normalized,
-            _answered_without_errors,
-        )
+        unkept: list[Outcome] = []
 
-    @router.api_route(settings.graphql_endpoint, methods=["GET", "POST"])
+        async def render() -> bytes | None:
+            context = GraphQLContext(services, actor, request, planner, plans)
+            outcome = await engine.run(payload, context, read_only=True)
+            if outcome.status == 200 and "errors" not in outcome.body:
+                return orjson.dumps(outcome.body)
+            unkept.append(outcome)
+            return None
+
+        body, tables = await responses.body(request, actor, render, normalized)
+        if body is None:
+            return respond(request, unkept[0], True)
+        return with_surrogate_keys(cacheable_response(request, body, cache), tables)
+
+    @router.api_route(settings.graphql_endpoint, methods=["GET", "HEAD", "POST"])
     async def endpoint(request: Request) -> Response:
-        if request.method == "GET":
+        if request.method in ("GET", "HEAD"):
             accepts_html = "text/html" in request.headers.get("accept", "")
             if "query" not in request.query_params and accepts_html and playground is not None:
                 return HTMLResponse(playground.page)

@@ -29,11 +29,9 @@ __all__ = ["AnswerStore", "CacheCounters", "KeptAnswer"]
 
 @dataclass(frozen=True, slots=True)
 class KeptAnswer:
-    """What an answer's response is rebuilt from: status, body bytes and its headers."""
+    """A read's body bytes (its response is rendered from them, ``http/conditional.py``)."""
 
-    status: int
     body: bytes
-    headers: tuple[tuple[bytes, bytes], ...]
     #: the tables its statements read
     tables: frozenset[str]
 

@@ -28,6 +28,7 @@ from contentapi.errors import (
     UnauthorizedError,
     ValidationError,
 )
+from contentapi.http.conditional import NO_STORE
 from contentapi.http.responses import OrjsonResponse
 
 __all__ = ["CatchAllMiddleware", "error_response", "install_error_handlers"]
@@ -47,9 +48,15 @@ _BY_STATUS: dict[int, type[ApplicationError]] = {
 def error_response(
     error: ApplicationError, headers: dict[str, str] | None = None
 ) -> OrjsonResponse:
-    return OrjsonResponse(
+    """The error's answer, ``Cache-Control: no-store``: no error is worth keeping (a 404 of a
+    draft about to be published, a 403 before the public role is given ``find``, a 503), and
+    404, 405 and 414 may otherwise be stored by heuristics (RFC 9110 §15.1). Strapi sends
+    none; a CDN told to cache everything would keep them."""
+    response = OrjsonResponse(
         {"data": None, "error": error.to_dict()}, status_code=error.status, headers=headers
     )
+    response.raw_headers.append(NO_STORE)
+    return response
 
 
 async def _application_error(request: Request, exc: Exception) -> OrjsonResponse:

@@ -20,9 +20,12 @@ Exact invalidation, whoever writes (``docs/response-cache.md``):
 - while the listener does not hear (and on SQLite, which has no notifications) nothing is
   served from the cache nor kept in it.
 
-``Cache-Control: no-cache`` on the request reads fresh (and keeps the fresh answer). Every
+What is kept is the body's bytes; kept or fresh, the caller renders the response from them with
+``http/conditional.py`` (``ETag``, ``Cache-Control``, 304, ``HEAD``), so both are the same
+bytes with the same headers. A request that asks for a fresh answer (``Cache-Control:
+no-cache``, ``request_wants_fresh``) is read from the database, and its answer kept. Every
 answer that passes here carries ``Surrogate-Key`` and ``Cache-Tag`` headers naming the tables
-it read, the keys a CDN purge names (``events/cdn_purge.py``).
+it read (``with_surrogate_keys``), the keys a CDN purge names (``events/cdn_purge.py``).
 """
 
 from __future__ import annotations
@@ -37,10 +40,11 @@ from starlette.responses import Response
 from contentapi.auth.actor import Actor
 from contentapi.db.counter import StatementCounter
 from contentapi.http.answer_store import AnswerStore, KeptAnswer
+from contentapi.http.conditional import request_wants_fresh
 from contentapi.http.read_tables import ReadTables
 from contentapi.http.shared_answers import SharedAnswers
 
-__all__ = ["ResponseCache", "asks_for_caller", "surrogate_headers"]
+__all__ = ["ResponseCache", "asks_for_caller", "surrogate_headers", "with_surrogate_keys"]
 
 #: a GraphQL document naming ``me`` (the caller itself) or the users-permissions plugin's own
 #: operations is never kept: its answer depends on who asks, not only on what they may read
@@ -62,16 +66,18 @@ def surrogate_headers(tables: frozenset[str]) -> list[tuple[bytes, bytes]]:
     ]
 
 
+def with_surrogate_keys(response: Response, tables: frozenset[str]) -> Response:
+    """``response`` (a read's 200 or 304, ``http/conditional.py``) naming the tables read."""
+    response.raw_headers += surrogate_headers(tables)
+    return response
+
+
 async def _not_heard() -> bool:
     return False
 
 
-def _ok(response: Response) -> bool:
-    return response.status_code == 200
-
-
 class ResponseCache:
-    """Answers a cacheable GET from the store, or renders it and keeps it (see the module)."""
+    """The body of a cacheable GET from the store, or rendered and kept (see the module)."""
 
     def __init__(
         self,
@@ -83,20 +89,20 @@ class ResponseCache:
     ) -> None:
         self.store = store
         self.tables = tables
+        #: whether answers are kept at all (``False``: only the tables read are named)
+        self.keeps = keeps
         #: the answers every instance shares (``CONTENTAPI_RESPONSE_CACHE=redis``), behind
         #: this worker's own
         self.shared = shared
-        #: whether answers are kept at all (``False``: only the surrogate headers are added)
-        self.keeps = keeps
         #: waits until every change committed before the call is heard (``runtime.py`` sets
         #: the change listener's ``caught_up``; until then nothing is served from the store)
         self.catch_up: Callable[[], Awaitable[bool]] = _not_heard
 
     @staticmethod
     def key(request: Request, actor: Actor, normalized: Hashable) -> Hashable:
-        """The caller's permission set and the normalized request."""
+        """The caller's permission set and the normalized request (``HEAD`` is ``GET``'s
+        answer without its body: one key)."""
         return (
-            request.method,
             request.scope["path"],
             normalized,
             actor.kind,
@@ -104,16 +110,17 @@ class ResponseCache:
             actor.permissions,
         )
 
-    async def answer(
+    async def body(
         self,
         request: Request,
         actor: Actor,
-        render: Callable[[], Awaitable[Response]],
+        render: Callable[[], Awaitable[bytes | None]],
         normalized: Hashable | None = None,
-        keep_if: Callable[[Response], bool] = _ok,
-    ) -> Response:
-        """The kept answer, or ``render()``'s (kept when ``keep_if`` says so). ``normalized``:
-        the request's normalized query (default: the raw query string)."""
+    ) -> tuple[bytes | None, frozenset[str]]:
+        """The kept body, or ``render()``'s (``None``: an answer not to keep, rendered by the
+        caller), and the tables it read. ``normalized``: the request's normalized query
+        (default: the raw query string). The caller renders the response from the body with
+        ``http/conditional.py``, kept or not: the same bytes, the same headers."""
         if normalized is None:
             normalized = request.scope.get("query_string", b"")
         key = self.key(request, actor, normalized)
@@ -122,21 +129,18 @@ class ResponseCache:
         if self.keeps:
             found, versions = await self._find(request, key)
             if found is not None:
-                return _rebuilt(found)
+                return found.body, found.tables
             if shared is not None and versions is None and store.live:
                 versions = await shared.versions()  # before the read: ``shared_answers.py``
         started = store.sequence
         async with StatementCounter.observing() as statements:
-            response = await render()
+            body = await render()
         tables = self.tables.of(statements)
-        response.raw_headers.extend(surrogate_headers(tables))
-        if self.keeps and keep_if(response):
-            kept = KeptAnswer(
-                response.status_code, bytes(response.body), tuple(response.raw_headers), tables
-            )
+        if self.keeps and body is not None:
+            kept = KeptAnswer(body, tables)
             if store.put(key, kept, started) and shared is not None and versions is not None:
                 await shared.put(key, kept, versions)
-        return response
+        return body, tables
 
     async def _find(
         self, request: Request, key: Hashable
@@ -144,7 +148,7 @@ class ResponseCache:
         """The answer kept under ``key`` that may be served now (this worker's, else Redis's),
         and Redis's table versions when they were read on the way."""
         store, counters = self.store, self.store.counters
-        if "no-cache" in request.headers.get("cache-control", "").lower():
+        if request_wants_fresh(request):
             counters.no_cache += 1
             return None, None
         if not (store.live and await self.catch_up()):
@@ -178,11 +182,3 @@ class ResponseCache:
             "maxBytes": self.store.max_bytes,
             **self.store.counters.as_dict(),
         }
-
-
-def _rebuilt(kept: KeptAnswer) -> Response:
-    """The kept answer as a new response: the same status, bytes and headers."""
-    response = Response(status_code=kept.status)
-    response.body = kept.body
-    response.raw_headers = list(kept.headers)
-    return response

@@ -3,11 +3,12 @@ composition root (``app.py``) and handed to the content, users and upload router
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from contentapi.auth.deps import CallerResolver
 from contentapi.entries import EntryService
 from contentapi.entries.serialize import RestSerializer
+from contentapi.http.conditional import CacheDirectives
 from contentapi.http.response_cache import ResponseCache
 from contentapi.query.parse import QueryParser
 
@@ -22,5 +23,7 @@ class ContentServices:
     entries: EntryService
     query_parser: QueryParser
     serializer: RestSerializer
+    #: the configured ``Cache-Control`` lifetimes, before each type's own (``http/conditional.py``)
+    cache: CacheDirectives = field(default_factory=CacheDirectives)
     #: content GETs' kept answers (``CONTENTAPI_RESPONSE_CACHE``); ``None`` when off
     responses: ResponseCache | None = None

@@ -48,7 +48,7 @@ for table, version in pairs(cjson.decode(deps)) do
   local now = tonumber(redis.call('HGET', KEYS[2], table) or '0')
   if now ~= version then return false end
 end
-return redis.call('HMGET', KEYS[1], 'status', 'body', 'headers', 'tables')
+return redis.call('HMGET', KEYS[1], 'body', 'tables')
 """
 
 
@@ -138,29 +138,21 @@ class SharedAnswers:
             return None
         if not found:
             return None
-        status, body, headers, tables = found
+        body, tables = found
         self.hits += 1
-        return KeptAnswer(
-            int(status),
-            bytes(body),
-            tuple((k.encode("latin-1"), v.encode("latin-1")) for k, v in orjson.loads(headers)),
-            frozenset(tables.decode().split()),
-        )
+        return KeptAnswer(bytes(body), frozenset(tables.decode().split()))
 
     async def put(self, key: Hashable, answer: KeptAnswer, versions: dict[str, int]) -> None:
         """Keep ``answer`` with the versions its tables had before it was read."""
         deps = {table: versions.get(table, 0) for table in answer.tables}
         deps[EPOCH] = versions.get(EPOCH, 0)
-        headers = [[k.decode("latin-1"), v.decode("latin-1")] for k, v in answer.headers]
         name = self.prefix + shared_key(key)
         try:
             async with self.client.pipeline(transaction=True) as pipe:
                 pipe.hset(
                     name,
                     mapping={
-                        "status": answer.status,
                         "body": answer.body,
-                        "headers": orjson.dumps(headers),
                         "tables": " ".join(sorted(answer.tables)),
                         "deps": orjson.dumps(deps),
                     },

@@ -22,8 +22,8 @@ import json
 from datetime import UTC, datetime
 
 from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.locales import DEFAULT_LOCALE_KEY
 from contentapi.db.system import core_store, i18n_locales
 from contentapi.entries.writer import Writer

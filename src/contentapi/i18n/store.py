@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.locales import DEFAULT_LOCALE_KEY, decode_default
 from contentapi.db.system import core_store, i18n_locales
 from contentapi.i18n.iso_locales import ISO_LOCALE_NAMES

@@ -1,7 +1,9 @@
 """REST handlers of one content type: request → permission → query → entry service → envelope.
 
 One handler per path dispatches on the method, so that a wrong method gets a 405 whose
-``Allow`` header lists every method of that path (as Strapi's router does).
+``Allow`` header lists every method of that path (as Strapi's router does); ``HEAD`` is
+answered as ``GET``. Reads carry validators and ``Cache-Control`` (``http/conditional.py``),
+writes ``Cache-Control: no-store``.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+import orjson
 from fastapi import Request
 from starlette.responses import Response
 
@@ -17,7 +20,9 @@ from contentapi.auth.actor import Actor, may
 from contentapi.entries.lifecycles import Action
 from contentapi.errors import NotFoundError
 from contentapi.http.body import read_data, read_json_object
+from contentapi.http.conditional import CachePolicy, cacheable_response, no_store, revalidated
 from contentapi.http.params import parse_entry_id, query_params
+from contentapi.http.response_cache import with_surrogate_keys
 from contentapi.http.responses import OrjsonResponse
 from contentapi.http.services import ContentServices
 from contentapi.query.ast import ReadQuery, RelationPopulate
@@ -29,8 +34,8 @@ from contentapi.schema.model import ContentType
 
 __all__ = ["Resource"]
 
-#: the reads whose answers the response cache may keep
-_KEPT_ACTIONS = frozenset({"find", "findOne"})
+#: the actions whose answers are reads: validators and ``Cache-Control``; the others are writes
+_READS = frozenset({"find", "findOne"})
 #: the lifecycle hooks of those reads: an extension's hook may answer anything, not kept
 _READ_HOOKS: tuple[Action, ...] = ("find_many", "find_one")
 
@@ -56,6 +61,8 @@ class Resource:
         self.parsed = ParsedQueries()
         #: the actions an extension configured; empty for most types
         self.rules: Mapping[str, ActionRules] = rules or {}
+        #: ``Cache-Control`` of its reads: the configured one, then the model's own
+        self.cache = CachePolicy.of(services.cache.overridden(content_type.cache))
 
     def _action(self, name: str) -> str:
         return f"{self.uid}.{name}"
@@ -67,26 +74,34 @@ class Resource:
         if rules is None:
             actor = await self.services.callers.require(request, self._action(action))
             responses = self.services.responses
-            if responses is not None and request.method == "GET" and self._kept(action):
-                return await responses.answer(
+            if responses is not None and self._kept(action):
+                body, tables = await responses.body(
                     request, actor, lambda: self._rendered(core, request, actor, *args)
                 )
-            return OrjsonResponse(await core(request, actor, *args))
+                assert body is not None  # a read that fails raises
+                return with_surrogate_keys(cacheable_response(request, body, self.cache), tables)
+            answer = await core(request, actor, *args)
+            if action in _READS:
+                return cacheable_response(request, orjson.dumps(answer), self.cache)
+            return no_store(OrjsonResponse(answer))
         actor = await rules.caller(self.services.callers, request)
         # the entry's id as Strapi's ``ctx.params.id`` (GraphQL's policies read ``args.id``)
         params = {"id" if k == "entry_id" else k: v for k, v in request.path_params.items()}
         context = RestContext(request, actor, self._action(action), params, self.services)
-        return await rules.run(context, lambda: core(request, actor, *args))
+        response = await rules.run(context, lambda: core(request, actor, *args))
+        if action in _READS:
+            return revalidated(request, response, self.cache)
+        return no_store(response)
 
     async def _rendered(
         self, core: Callable[..., Awaitable[Any]], request: Request, actor: Actor, *args: Any
-    ) -> Response:
-        return OrjsonResponse(await core(request, actor, *args))
+    ) -> bytes | None:
+        return orjson.dumps(await core(request, actor, *args))
 
     def _kept(self, action: str) -> bool:
         """Whether this read's answer may be kept (``http/response_cache.py``): ``find`` and
         ``findOne`` of a type whose reads no extension lifecycle hooks into."""
-        if action not in _KEPT_ACTIONS:
+        if action not in _READS:
             return False
         lifecycles = self.services.entries.lifecycles
         return all(lifecycles.of(self.uid, hook) is None for hook in _READ_HOOKS)

@@ -55,6 +55,12 @@ class ServedPath:
     path: str
     methods: tuple[str, ...]
     handler: Callable[..., Awaitable[Response]]
+    #: ``HEAD`` answered as ``GET`` without its body (the core reads; not the event stream).
+    #: Not listed in ``Allow``, which keeps Strapi's methods.
+    head: bool = False
+
+    def serves(self, method: str) -> bool:
+        return method in self.methods or (method == "HEAD" and self.head)
 
 
 class ContentRoutes(BaseRoute):
@@ -106,11 +112,11 @@ class ContentRoutes(BaseRoute):
         served, params = found
         child = {_SERVED: served, "path_params": {**scope.get("path_params", {}), **params}}
         # another method of a served path: a partial match, a 405 unless another route serves it
-        return (Match.FULL if scope["method"] in served.methods else Match.PARTIAL), child
+        return (Match.FULL if served.serves(scope["method"]) else Match.PARTIAL), child
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         served: ServedPath = scope[_SERVED]
-        if scope["method"] not in served.methods:
+        if not served.serves(scope["method"]):
             raise HTTPException(status_code=405, headers={"Allow": ", ".join(served.methods)})
         request = Request(scope, receive, send)
         response = await served.handler(request, **scope["path_params"])
@@ -157,7 +163,9 @@ def _core_paths(
             methods.setdefault(core.path, []).append(core.method)
             handlers[core.path] = endpoints[core.action]
     return {
-        path[len(base) :]: ServedPath(f"/api{path}", tuple(allowed), handlers[path])
+        path[len(base) :]: ServedPath(
+            f"/api{path}", tuple(allowed), handlers[path], head="GET" in allowed
+        )
         for path, allowed in methods.items()
     }
 

@@ -91,6 +91,43 @@ def _model_indexes(
     return tuple(found)
 
 
+#: ``pluginOptions.contentapi.cache``'s keys → the directive each overrides
+_CACHE_KEYS = {
+    "maxAge": "max_age",
+    "sMaxAge": "s_maxage",
+    "staleWhileRevalidate": "stale_while_revalidate",
+}
+
+
+def _model_cache(
+    plugin_options: Mapping[str, Any], errors: ErrorCollector
+) -> dict[str, int | None]:
+    """``"pluginOptions": {"contentapi": {"cache": {"maxAge": 60, "sMaxAge": 300,
+    "staleWhileRevalidate": 30}}}``: the ``Cache-Control`` seconds of this type's REST reads,
+    each key overriding the configured one (``null``: that directive not sent). Strapi keeps
+    plugin options it does not know, so the model stays valid for Strapi."""
+    ours = plugin_options.get("contentapi", {})
+    raw = ours.get("cache") if isinstance(ours, Mapping) else None
+    if raw is None:
+        return {}
+    where = "'pluginOptions.contentapi.cache'"
+    if not isinstance(raw, Mapping):
+        errors.add(None, f"{where} must be an object ({', '.join(_CACHE_KEYS)})")
+        return {}
+    found: dict[str, int | None] = {}
+    for key, value in raw.items():
+        directive = _CACHE_KEYS.get(key)
+        if directive is None:
+            errors.add(None, f"{where}: unknown key {key!r} (known: {', '.join(_CACHE_KEYS)})")
+        elif value is not None and (
+            not isinstance(value, int) or isinstance(value, bool) or value < 0
+        ):
+            errors.add(None, f"{where}.{key} must be seconds (an integer, 0 or more) or null")
+        else:
+            found[directive] = value
+    return found
+
+
 def _table_then_attributes(
     doc: Mapping[str, Any],
     errors: ErrorCollector,
@@ -169,6 +206,7 @@ def parse_content_type(
     localized = plugin_options.get("i18n", {}).get("localized", False) is True
     draft_and_publish = options.get("draftAndPublish", True) is not False
     indexes = _model_indexes(plugin_options, attributes, draft_and_publish, localized, errors)
+    cache = _model_cache(plugin_options, errors)
     assert isinstance(singular, str) and isinstance(plural, str) and isinstance(table, str)
     return (
         ContentType(
@@ -185,6 +223,7 @@ def parse_content_type(
             localized=localized,
             populate_creator_fields=options.get("populateCreatorFields", False) is True,
             indexes=indexes,
+            cache=cache,
         ),
         errors.errors,
     )

@@ -196,6 +196,10 @@ class ContentType:
     links: dict[str, RelationLink] = field(default_factory=dict)
     #: ``pluginOptions.contentapi.indexes``: multi-column indexes, each its columns in order
     indexes: tuple[tuple[str, ...], ...] = ()
+    #: ``pluginOptions.contentapi.cache``: the ``Cache-Control`` lifetimes this type's reads
+    #: override, by directive (``max_age``, ``s_maxage``, ``stale_while_revalidate``; seconds,
+    #: ``None``: not sent); only the keys the model gives (``http/conditional.py``)
+    cache: dict[str, int | None] = field(default_factory=dict)
 
     @property
     def is_single(self) -> bool:

@@ -15,9 +15,9 @@ from typing import Any
 
 import orjson
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi import __version__
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.locales import DEFAULT_LOCALE_KEY
 from contentapi.db.system import core_store, i18n_locales
 from contentapi.db.tables import ContentTables

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Table, delete, func, insert, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.dialect import dialect_of
 from contentapi.db.locales import DEFAULT_LOCALE_KEY
 from contentapi.db.system import i18n_locales

@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.dialect import dialect_of
 from contentapi.db.system import core_store
 from contentapi.db.tables import ContentTables

@@ -17,10 +17,10 @@ from email.utils import formataddr
 from typing import Any
 
 from sqlalchemy import Table, func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contentapi.auth.plugin_settings import MailTemplate, read_advanced, read_mail_templates
 from contentapi.config import Settings
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.entries.access import EntryAccess
 from contentapi.entries.input import parse_entry_input
 from contentapi.entries.messages import RequestError

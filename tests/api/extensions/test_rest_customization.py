@@ -16,6 +16,7 @@ import httpx
 import pytest
 from openapi_spec_validator import validate
 from typer.testing import CliRunner
+from xxhash import xxh3_128_hexdigest
 
 from contentapi.cli import app as cli
 from contentapi.extensions import ExtensionError
@@ -389,3 +390,27 @@ async def test_a_policy_with_its_config_as_strapi_writes_it(start_app):
         sys.modules.pop(name, None)
     assert (await handle.client.get("/api/categories")).status_code == 403
     assert (await handle.client.get("/api/categories", headers={"X-K": "1"})).status_code == 200
+
+
+async def test_reads_an_extension_answers_are_validated_and_writes_no_store(blog):
+    """``http/conditional.py``'s ``revalidated``: the wrapped ``find`` (a controller) and the
+    ``findOne`` behind a middleware get the ETag and 304 of the core reads, the middleware's
+    header kept; an action made public answers ``public`` without credentials."""
+    client = blog.client
+    created = await client.post("/api/articles", json={"data": {"title": "Four"}}, headers=ADMIN)
+    assert created.headers["cache-control"] == "no-store"
+    listed = await client.get("/api/articles", headers=ADMIN)
+    assert listed.headers["etag"] == '"' + xxh3_128_hexdigest(listed.content) + '"'
+    assert listed.headers["cache-control"] == "private, no-cache"
+    again = await client.get(
+        "/api/articles", headers={**ADMIN, "If-None-Match": listed.headers["etag"]}
+    )
+    assert again.status_code == 304 and again.content == b""
+    one = await client.get(f"/api/articles/{created.json()['data']['id']}", headers=ADMIN)
+    assert one.headers["x-served-by"] == "rest_blog"
+    assert one.headers["etag"] == '"' + xxh3_128_hexdigest(one.content) + '"'
+    await client.post(
+        "/api/categories", json={"data": {"name": "News", "slug": "news"}}, headers=ADMIN
+    )
+    public = await client.get("/api/categories")
+    assert public.status_code == 200 and public.headers["cache-control"] == "public, no-cache"

@@ -11,6 +11,8 @@ import pytest
 from PIL import Image
 from sqlalchemy import event
 
+from contentapi.db.counter import StatementCounter
+
 ARTICLE = {
     "title": "Every type",
     "slug": "every-type",
@@ -47,6 +49,9 @@ QUERIES = [
     "/api/articles?fields[0]=price&fields[1]=views&fields[2]=metadata&sort=price:desc",
     "/api/authors?populate[articles][populate][categories]=true&populate[avatar]=true",
     "/api/articles?filters[price][$lt]=100&filters[title][$containsi]=type&populate[links]=true",
+    # a statement with a value written into it (a LIKE pattern) runs on the driver too
+    "/api/articles?filters[readingTime][$between][0]=1&filters[readingTime][$between][1]=9"
+    "&filters[title][$startsWith]=Ev&filters[rating][$gte]=4&sort=title",
 ]
 
 
@@ -83,6 +88,12 @@ async def test_kept_statements_answer_as_sqlalchemy_does(app, client, admin, bac
     direct = await _answers(client, admin)
     assert kept.driver_runs > 0
     assert kept.fallbacks == 0
+    assert direct[-1][0] == 200 and len(direct[-1][1]["data"]) == 1, direct[-1]
+    before = kept.driver_runs
+    async with StatementCounter.recording_with_parameters() as recorded:
+        await client.get(QUERIES[-1], headers=admin)
+    assert any("LIKE 'Ev%'" in sql for sql, _ in recorded), recorded
+    assert kept.driver_runs > before
 
     monkeypatch.setattr(kept, "enabled", False)
     before = kept.driver_runs

@@ -233,3 +233,19 @@ async def test_the_counters_are_for_full_access_tokens_only(cached):
     assert (await client.get("/_cache")).status_code == 403
     stats = (await client.get("/_cache", headers=ADMIN)).json()
     assert {"hits", "misses", "evictions", "entries", "size", "live"} <= set(stats)
+
+
+async def test_kept_answers_revalidate_and_answer_head_requests(cached):
+    """The kept body goes through the same validators as a fresh one (``http/conditional.py``):
+    a 304 for its ``ETag``, ``HEAD`` as ``GET`` without the body — from the cache."""
+    client = cached.client
+    await _seed(client)
+    first = await client.get("/api/authors", headers=ADMIN)
+    tag = first.headers["etag"]
+    revalidated = await client.get("/api/authors", headers={**ADMIN, "If-None-Match": tag})
+    assert revalidated.status_code == 304 and revalidated.content == b""
+    assert revalidated.headers["etag"] == tag and "surrogate-key" in revalidated.headers
+    head = await client.head("/api/authors", headers=ADMIN)
+    assert head.status_code == 200 and head.content == b"" and head.headers["etag"] == tag
+    assert head.headers["content-length"] == first.headers["content-length"]
+    assert _counters(cached)["hits"] == 2

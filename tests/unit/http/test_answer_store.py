@@ -9,7 +9,7 @@ from contentapi.http.read_tables import ReadTables
 
 
 def _answer(*tables: str) -> KeptAnswer:
-    return KeptAnswer(200, b"{}", (), frozenset(tables))
+    return KeptAnswer(b"{}", frozenset(tables))
 
 
 def _live(size: int = 10) -> AnswerStore:
@@ -68,9 +68,9 @@ def test_the_byte_bound_drops_the_oldest_bodies():
     store = AnswerStore(10, max_bytes=10)
     store.set_live(True)
     for name in ("a", "b", "c"):
-        store.put(name, KeptAnswer(200, b"x" * 4, (), frozenset({name})), store.sequence)
+        store.put(name, KeptAnswer(b"x" * 4, frozenset({name})), store.sequence)
     assert "a" not in store and len(store) == 2 and store.bytes == 8
-    assert not store.put("big", KeptAnswer(200, b"x" * 11, (), frozenset()), store.sequence)
+    assert not store.put("big", KeptAnswer(b"x" * 11, frozenset()), store.sequence)
     store.changed("b")
     assert store.bytes == 4
 

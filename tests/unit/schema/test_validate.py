@@ -388,3 +388,37 @@ def test_bad_multi_column_indexes_are_reported(tmp_path, indexes, message):
     _write(tmp_path, "post.json", doc)
     errors = _errors(tmp_path)
     assert any("pluginOptions.contentapi.indexes" in e and message in e for e in errors), errors
+
+
+def test_a_content_type_may_set_its_cache_lifetimes(tmp_path):
+    """``pluginOptions.contentapi.cache``: the keys given, by directive; ``null`` kept (that
+    directive is then not sent), absent keys left to the settings."""
+    doc = _article()
+    doc["pluginOptions"] = {"contentapi": {"cache": {"maxAge": 60, "sMaxAge": None}}}
+    _write(tmp_path, "post.json", doc)
+    post = load_registry(tmp_path).content_types["api::post.post"]
+    assert post.cache == {"max_age": 60, "s_maxage": None}
+
+
+def test_a_content_type_without_cache_options_overrides_nothing(tmp_path):
+    _write(tmp_path, "post.json", _article())
+    assert load_registry(tmp_path).content_types["api::post.post"].cache == {}
+
+
+@pytest.mark.parametrize(
+    ("cache", "message"),
+    [
+        (60, "must be an object (maxAge, sMaxAge, staleWhileRevalidate)"),
+        ({"max_age": 60}, "unknown key 'max_age' (known: maxAge, sMaxAge, staleWhileRevalidate)"),
+        ({"maxAge": -1}, ".maxAge must be seconds (an integer, 0 or more) or null"),
+        ({"sMaxAge": "60"}, ".sMaxAge must be seconds"),
+        ({"staleWhileRevalidate": True}, ".staleWhileRevalidate must be seconds"),
+        ({"maxAge": 1.5}, ".maxAge must be seconds"),
+    ],
+)
+def test_bad_cache_options_are_reported(tmp_path, cache, message):
+    doc = _article()
+    doc["pluginOptions"] = {"contentapi": {"cache": cache}}
+    _write(tmp_path, "post.json", doc)
+    errors = _errors(tmp_path)
+    assert any("pluginOptions.contentapi.cache" in e and message in e for e in errors), errors

@@ -13,9 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from contentapi.caching import RELATION_STATEMENTS, BoundedCache
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.driver import KeptStatements
 from contentapi.db.tables import ContentTables
 from contentapi.query.ast import Populate

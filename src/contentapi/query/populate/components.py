@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.query.ast import ComponentPopulate, DynamicZonePopulate, attribute_of
 from contentapi.query.populate.base import Level
 from contentapi.query.populate.batched import ComponentsBatch

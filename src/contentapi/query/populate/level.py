@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy.ext.asyncio import AsyncConnection
-
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.query.ast import (
     ComponentPopulate,
     DynamicZonePopulate,

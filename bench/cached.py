@@ -1,0 +1,212 @@
+"""``python -m bench.cached``: cached reads beside Strapi's uncached ones (issue 30).
+
+A content API answers the same pages again and again; the response cache
+(``CONTENTAPI_RESPONSE_CACHE=memory``, docs/response-cache.md) answers a repeated read from
+the worker's memory once the change listener has caught up, and ``If-None-Match`` answers 304
+without a body (docs/caching.md). This module measures both on the benchmark's data:
+
+1. starts Strapi and two contentapi servers — the cache off (as ``bench.run`` measures it) and
+   the cache on — on the databases ``python -m bench.run`` seeded (``contentapi_bench``,
+   ``strapi_bench``); a database that does not hold the data set is seeded first;
+2. for the list, the list with three relations populated and the GraphQL list (as a ``GET``:
+   the cache keeps GraphQL ``GET`` queries; Strapi answers the same document as a ``POST``),
+   verifies the answers, then times Strapi, contentapi uncached, contentapi cached, and the 304
+   path (``If-None-Match`` with the answer's own ``ETag``), the servers alternating, ``--rounds``
+   rounds each (the best round counts: the cache's figure is not what a round's noise makes it);
+3. reads the cached server's hit ratio from ``GET /_cache`` (per worker, summed);
+4. writes ``bench/results/cached.json`` and prints the table.
+
+    python -m bench.cached                  # ~4 min on seeded databases
+    python -m bench.cached --rounds 3 --seconds 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from bench.dataset import Dataset, build_dataset
+from bench.directus import _holds
+from bench.load import ensure_wrk, run_wrk
+from bench.scenarios import GRAPHQL_QUERY, Scenario, scenarios
+from bench.seed import seed
+from bench.serve_env import serve_env
+from bench.servers import ContentapiServer, StrapiServer, analyze_database
+
+RESULTS = Path(__file__).resolve().parent / "results"
+KEYS = ("list", "populate3", "graphql")
+
+
+def _get_form(scenario: Scenario) -> Scenario:
+    """The scenario as contentapi's cache keeps it: GraphQL as a ``GET`` query."""
+    if not scenario.graphql:
+        return scenario
+    return Scenario(
+        scenario.key,
+        scenario.title,
+        "GET",
+        f"/graphql?query={quote(GRAPHQL_QUERY)}",
+        expected_total=scenario.expected_total,
+        graphql=True,
+    )
+
+
+def _revalidating(scenario: Scenario, etag: str) -> Scenario:
+    """The scenario sent with ``If-None-Match``: every answer a 304."""
+    header = f"wrk.headers['If-None-Match'] = [[{etag}]]\n"
+    return Scenario(scenario.key, scenario.title, "GET", scenario.path, lua_request=header)
+
+
+async def _answer(server: Any, scenario: Scenario) -> httpx.Response:
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=60) as client:
+        return await client.request(
+            scenario.method,
+            scenario.path,
+            content=scenario.body,
+            headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"},
+        )
+
+
+async def _verified(server: Any, scenario: Scenario) -> httpx.Response:
+    response = await _answer(server, scenario)
+    problem = scenario.verify(response.status_code, response.json())
+    if problem is not None:
+        raise RuntimeError(f"{server.name}, {scenario.key}: {problem}")
+    return response
+
+
+async def _time(server: Any, scenario: Scenario, seconds: int, connections: int) -> dict:
+    await asyncio.to_thread(run_wrk, server.base_url, server.token, scenario, 2, connections)
+    result = await asyncio.to_thread(
+        run_wrk, server.base_url, server.token, scenario, seconds, connections
+    )
+    return {
+        "rps": round(result.requests_per_second, 1),
+        "p50_ms": round(result.p50_ms, 2),
+        "p99_ms": round(result.p99_ms, 2),
+        "errors": result.errors,
+    }
+
+
+async def _counters(server: ContentapiServer, asks: int = 40) -> dict[str, int]:
+    """``GET /_cache`` of every worker (each answers for itself), summed."""
+    by_worker: dict[Any, dict[str, Any]] = {}
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as client:
+        for _ in range(asks):
+            response = await client.get(
+                "/_cache", headers={"Authorization": f"Bearer {server.token}"}
+            )
+            response.raise_for_status()
+            body = response.json()
+            by_worker[body.get("worker", body.get("pid", len(by_worker)))] = body
+    totals: dict[str, int] = {}
+    for body in by_worker.values():
+        for name in ("hits", "misses", "stores", "evictions", "bypasses"):
+            totals[name] = totals.get(name, 0) + int(body.get(name, 0))
+    totals["workers_seen"] = len(by_worker)
+    return totals
+
+
+async def _prepare(servers: list[Any], data: Dataset) -> None:
+    for server in servers:
+        if await _holds(server.database, data):
+            await server.start(fresh=False)
+            continue
+        print(f"{server.name}: seeding {server.database}", flush=True)
+        await server.start()
+        await seed(server.base_url, server.token, data, server.name)
+        await analyze_database(server.database)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--books", type=int, default=5000)
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    ensure_wrk()
+    data = build_dataset(args.books)
+    chosen = [s for s in scenarios(data) if s.key in KEYS]
+    bin_dir = serve_env()
+    uncached = ContentapiServer(workers=args.workers, bin_dir=bin_dir, name="uncached")
+    cached = ContentapiServer(
+        port=1343,
+        workers=args.workers,
+        bin_dir=bin_dir,
+        name="cached",
+        settings={"CONTENTAPI_RESPONSE_CACHE": "memory"},
+    )
+    strapi = StrapiServer()
+    # contentapi's two servers share one database: seeded (when needed) through the first
+    await _prepare([uncached, strapi], data)
+    await cached.start(fresh=False)
+    results: dict[str, Any] = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "books": args.books,
+        "seconds": args.seconds,
+        "connections": args.connections,
+        "rounds": args.rounds,
+        "contentapi_workers": args.workers,
+        "scenarios": {},
+    }
+    try:
+        for scenario in chosen:
+            ours = _get_form(scenario)
+            await _verified(strapi, scenario)
+            await _verified(uncached, ours)
+            answer = await _verified(cached, ours)
+            etag = answer.headers.get("etag")
+            runs: dict[str, list[dict]] = {"strapi": [], "uncached": [], "cached": [], "304": []}
+            for _ in range(args.rounds):
+                runs["strapi"].append(await _time(strapi, scenario, args.seconds, args.connections))
+                runs["uncached"].append(await _time(uncached, ours, args.seconds, args.connections))
+                runs["cached"].append(await _time(cached, ours, args.seconds, args.connections))
+                if etag:
+                    revalidating = _revalidating(ours, etag)
+                    runs["304"].append(
+                        await _time(cached, revalidating, args.seconds, args.connections)
+                    )
+            best = {name: max(r, key=lambda run: run["rps"]) for name, r in runs.items() if r}
+            strapi_rps = best["strapi"]["rps"]
+            results["scenarios"][scenario.key] = {
+                "title": scenario.title,
+                "best": best,
+                "runs": runs,
+                "x_strapi": {
+                    name: round(run["rps"] / strapi_rps, 2) if strapi_rps else None
+                    for name, run in best.items()
+                },
+            }
+            print(scenario.key, json.dumps(results["scenarios"][scenario.key]["x_strapi"]))
+        results["cache_counters"] = await _counters(cached)
+    finally:
+        for server in (uncached, cached, strapi):
+            server.stop()
+    counters = results["cache_counters"]
+    looked = counters["hits"] + counters["misses"]
+    results["hit_ratio"] = round(counters["hits"] / looked, 4) if looked else None
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "cached.json").write_text(json.dumps(results, indent=2))
+    print(f"\n{'scenario':10s} {'strapi':>9s} {'uncached':>9s} {'cached':>9s} {'304':>9s}")
+    for key, row in results["scenarios"].items():
+        cells = [
+            f"{row['best'][name]['rps']:9.1f}" if name in row["best"] else f"{'-':>9s}"
+            for name in ("strapi", "uncached", "cached", "304")
+        ]
+        print(f"{key:10s} " + " ".join(cells))
+    print(f"hit ratio {results['hit_ratio']} ({counters})")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
