@@ -95,6 +95,8 @@ HEAVY_FILES = (
     "tests/api/events/test_cli_webhooks.py",
     "tests/api/extensions/test_rest_customization.py",
     "tests/api/security/test_statement_timeout.py",
+    # two servers per parameter, 5,000 reads each (about 20 s a parameter, four parameters)
+    "tests/api/perf/test_response_cache_staleness.py",
 )
 #: one heavy file among this many files at the head of the queue
 _HEAVY_EVERY = 3

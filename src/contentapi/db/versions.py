@@ -19,8 +19,8 @@ import logging
 from collections.abc import Callable, Iterable
 
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.engine import Database
 
 __all__ = [
