@@ -37,7 +37,6 @@ from contentapi.db.sync import SyncReport, sync_database
 from contentapi.db.tables import ContentTables, build_tables
 from contentapi.db.versions import (
     VersionWatcher,
-    drop_version_triggers,
     install_version_triggers,
 )
 from contentapi.entries import EntryService
@@ -200,8 +199,6 @@ class Runtime:
                 await install_locale_triggers(conn, LOCALE_TABLES)
             elif self._keeps_answers:
                 await install_version_triggers(conn, [*self.tables.metadata.tables, *LOCALE_TABLES])
-            else:
-                await drop_version_triggers(conn)
         if self.database.dialect.notifies:
             self.change_listener = self._listen()
             await self.change_listener.start()

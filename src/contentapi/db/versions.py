@@ -7,9 +7,12 @@ raise the table's row in ``contentapi_table_versions`` — inside the writing tr
 the version moves exactly when the change commits, whoever wrote it. ``VersionWatcher`` plays
 ``ChangeListener``'s part: ``caught_up`` reads every version in one small statement and hands
 each table whose version moved to the subscribers; a read that calls it first has seen every
-change committed before it started. The triggers exist only while the response cache is on
-(``install_version_triggers``; ``drop_version_triggers`` removes them when it is off): each row
-written costs one more small ``UPDATE``.
+change committed before it started. The triggers are installed when a server starts with the
+response cache on (``install_version_triggers``) and stay: a server started without the cache
+must not remove them from under another process that keeps answers (an operator who turned the
+cache off everywhere drops the ``contentapi_version_*`` triggers). Each row written costs one
+more small ``UPDATE``; a tool that rebuilds a table (SQLite's way to alter one) drops its
+triggers until the next start.
 """
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ from contentapi.db.engine import Database
 __all__ = [
     "VERSIONS_TABLE",
     "VersionWatcher",
-    "drop_version_triggers",
     "install_version_triggers",
 ]
 
@@ -74,16 +76,6 @@ async def install_version_triggers(conn: AsyncConnection, tables: Iterable[str])
                     f"WHERE name = {_literal(table)}; END"
                 )
             )
-
-
-async def drop_version_triggers(conn: AsyncConnection) -> None:
-    """Every version trigger (the response cache is off: writes need not pay for them)."""
-    present = await conn.execute(
-        text("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE :prefix"),
-        {"prefix": f"{_PREFIX}%"},
-    )
-    for trigger in list(present.scalars()):
-        await conn.execute(text(f"DROP TRIGGER IF EXISTS {_quoted(trigger)}"))
 
 
 class VersionWatcher:
