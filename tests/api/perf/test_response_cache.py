@@ -249,3 +249,13 @@ async def test_kept_answers_revalidate_and_answer_head_requests(cached):
     assert head.status_code == 200 and head.content == b"" and head.headers["etag"] == tag
     assert head.headers["content-length"] == first.headers["content-length"]
     assert _counters(cached)["hits"] == 2
+
+
+async def test_graphql_answers_with_errors_are_not_kept(cached):
+    client = cached.client
+    store = cached.runtime.response_cache.store  # type: ignore[union-attr]
+    bad = {"query": "{ authors { data { id attributes { nope } } } }"}
+    for _ in range(2):
+        answer = await client.get("/graphql", params=bad, headers=ADMIN)
+        assert answer.status_code == 400 and "errors" in answer.json()
+    assert len(store) == 0 and _counters(cached)["hits"] == 0

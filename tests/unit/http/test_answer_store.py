@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from contentapi.http.answer_store import AnswerStore, KeptAnswer
 from contentapi.http.read_tables import ReadTables
+from contentapi.http.response_cache import asks_for_caller
 
 
 def _answer(*tables: str) -> KeptAnswer:
@@ -93,3 +94,10 @@ def test_read_tables_finds_quoted_and_bare_names_of_known_tables_only():
     # a string literal naming a table only adds a dependency: never one too few
     assert tables.of([sql]) == {"articles", "articles_author_links", "authors"}
     assert tables.of(["SELECT 1", "SELECT * FROM files"]) == {"files"}
+
+
+def test_graphql_documents_naming_the_caller_are_recognised():
+    assert asks_for_caller("{ me { id } }")
+    assert asks_for_caller("query { usersPermissionsUsers { data { id } } }")
+    assert not asks_for_caller("{ articles { data { id attributes { title } } } }")
+    assert not asks_for_caller("{ memes { data { id } } }")
