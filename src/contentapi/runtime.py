@@ -102,6 +102,8 @@ class Runtime:
             echo=settings.log_sql,
             sqlite_busy_timeout=settings.sqlite_busy_timeout,
             statement_timeout=settings.statement_timeout,
+            replica_urls=settings.database_replica_urls,
+            replica_max_lag=settings.replica_max_lag,
         )
         serializer = RestSerializer(registry)
         entries = EntryService(
@@ -158,6 +160,7 @@ class Runtime:
         if self.database.dialect.notifies:
             self.change_listener = self._listen()
             await self.change_listener.start()
+        await self.database.start_replicas()
 
     def _listen(self) -> ChangeListener:
         """The change listener with this process's subscribers: the caller cache follows the
