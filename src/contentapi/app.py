@@ -85,6 +85,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
             runtime.database, settings, runtime.entries.events, extensions.events
         )
         await dispatcher.start()
+        await runtime.database.start_replicas()  # only a server reads on them
         log.info(
             "contentapi ready: worker %d serving http://%s:%d",
             os.getpid(),

@@ -160,7 +160,6 @@ class Runtime:
         if self.database.dialect.notifies:
             self.change_listener = self._listen()
             await self.change_listener.start()
-        await self.database.start_replicas()
 
     def _listen(self) -> ChangeListener:
         """The change listener with this process's subscribers: the caller cache follows the
