@@ -39,7 +39,7 @@ def test_a_malformed_lsn_is_none(text: str) -> None:
 
 def _replica(name: str, replayed: int, *, usable: bool = True) -> Replica:
     engine = cast(Any, None)
-    return Replica(name, engine, engine, replayed=replayed, usable=usable)
+    return Replica(name, engine, engine, engine, replayed=replayed, usable=usable)
 
 
 def _set(*replicas: Replica, max_lag: float = 5) -> ReplicaSet:

@@ -31,7 +31,7 @@ from contentapi.db.driver import KeptStatements
 from contentapi.db.lsn import parse_lsn
 from contentapi.db.outage import is_unavailable
 from contentapi.db.read_position import current_read_position
-from contentapi.db.replicas import Replica, ReplicaMissed, ReplicaSet
+from contentapi.db.replicas import Replica, ReplicaMissed, ReplicaSet, look_engine
 from contentapi.errors import ServiceUnavailableError
 
 __all__ = ["Database", "StatementCounter"]
@@ -119,8 +119,8 @@ class Database:
             for replica_url in replica_urls:
                 engine = create_async_engine(replica_url, **options)
                 self._install_hooks(engine)
-                replicas.append(Replica.of(replica_url, engine))
-            self.replicas = ReplicaSet(replicas, self._autocommit, max_lag=replica_max_lag)
+                replicas.append(Replica.of(replica_url, engine, look_engine(engine)))
+            self.replicas = ReplicaSet(replicas, look_engine(self.engine), max_lag=replica_max_lag)
 
     def _install_hooks(self, engine: AsyncEngine) -> None:
         sync_engine = engine.sync_engine

@@ -3,7 +3,8 @@
 ``ReplicaSet`` holds one engine per ``CONTENTAPI_DATABASE_REPLICA_URLS`` entry (PostgreSQL
 streaming replicas of the primary) and, per worker, a background task that every
 ``interval`` (0.1 s) asks the primary for its WAL position (``pg_current_wal_lsn()``) and each
-replica for the position it has replayed (``pg_last_wal_replay_lsn()``). The hot read path
+replica for the position it has replayed (``pg_last_wal_replay_lsn()``), each on a connection
+kept for that alone. The hot read path
 only compares numbers in memory (``pick``): no round trip decides where a read goes, except
 when the request carries a read-your-writes token the replica was last seen behind — then one
 ``pg_last_wal_replay_lsn()`` on the connection that would serve the read settles it
@@ -37,13 +38,13 @@ from typing import Any, TypeVar
 
 from sqlalchemy import event
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from contentapi.db.lsn import parse_lsn
 from contentapi.db.outage import is_unavailable
 from contentapi.db.urls import redacted
 
-__all__ = ["Replica", "ReplicaMissed", "ReplicaSet", "on_replica"]
+__all__ = ["Replica", "ReplicaMissed", "ReplicaSet", "look_engine", "on_replica"]
 
 log = logging.getLogger("contentapi")
 
@@ -76,6 +77,9 @@ class Replica:
     engine: AsyncEngine
     #: the same pool in autocommit, as the primary's reads
     autocommit: AsyncEngine
+    #: a connection of its own for the looks, so that a pool busy with reads never delays one
+    #: (a look that waited for a pooled connection would count the replica as not answering)
+    looks: AsyncEngine
     #: the WAL position it had replayed at the last look
     replayed: int = 0
     #: answering, and at most ``max_lag`` behind, at the last look
@@ -86,12 +90,13 @@ class Replica:
     reported: bool = False
 
     @classmethod
-    def of(cls, url: str, engine: AsyncEngine) -> Replica:
+    def of(cls, url: str, engine: AsyncEngine, looks: AsyncEngine) -> Replica:
         @event.listens_for(engine.sync_engine, "connect")
         def _mark(dbapi_connection: Any, record: Any) -> None:
             record.info[_REPLICA_MARK] = True
 
-        return cls(redacted(url), engine, engine.execution_options(isolation_level="AUTOCOMMIT"))
+        autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
+        return cls(redacted(url), engine, autocommit, _autocommit(looks))
 
     def failed(self, error: BaseException) -> None:
         self.usable = False
@@ -106,7 +111,7 @@ class ReplicaSet:
     """The replicas of one worker, looked at every ``interval`` seconds once ``start``ed."""
 
     replicas: Sequence[Replica]
-    #: the primary's autocommit engine (its position is asked there)
+    #: the primary's engine for the looks (one connection of its own, ``Replica.looks``)
     primary: AsyncEngine
     #: seconds a replica may be behind the primary and still serve reads
     max_lag: float
@@ -174,6 +179,8 @@ class ReplicaSet:
             self._task = None
         for replica in self.replicas:
             await replica.engine.dispose()
+            await replica.looks.dispose()
+        await self.primary.dispose()
 
     async def _look_forever(self) -> None:
         while True:
@@ -206,7 +213,7 @@ class ReplicaSet:
         if now < replica.resting_until:
             return
         try:
-            async with asyncio.timeout(_LOOK_TIMEOUT), replica.autocommit.connect() as conn:
+            async with asyncio.timeout(_LOOK_TIMEOUT), replica.looks.connect() as conn:
                 replayed = await _replayed(conn)
         except Exception as error:
             replica.failed(error)
@@ -229,6 +236,17 @@ class ReplicaSet:
             if position <= replayed:
                 return newest - seen
         return math.inf
+
+
+def look_engine(engine: AsyncEngine) -> AsyncEngine:
+    """An engine on ``engine``'s server and options holding one connection, for the looks."""
+    return _autocommit(
+        create_async_engine(engine.url, pool_size=1, max_overflow=0, pool_recycle=1800)
+    )
+
+
+def _autocommit(engine: AsyncEngine) -> AsyncEngine:
+    return engine.execution_options(isolation_level="AUTOCOMMIT")
 
 
 async def _replayed(conn: AsyncConnection) -> int:
