@@ -13,6 +13,7 @@ again once it is back.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -177,7 +178,9 @@ async def test_reads_without_token_are_the_replicas_and_the_writer_reads_its_wri
         await _caught_up(app, reader, "Only on the primary")
 
 
-async def test_a_replica_behind_more_than_the_max_lag_is_skipped(pair: Pair) -> None:
+async def test_a_replica_behind_more_than_the_max_lag_is_skipped(
+    pair: Pair, caplog: pytest.LogCaptureFixture
+) -> None:
     handle = AppHandle(
         create_app(
             make_settings(
@@ -203,6 +206,7 @@ async def test_a_replica_behind_more_than_the_max_lag_is_skipped(pair: Pair) -> 
                 await _until(lambda: not replica.usable, "the lagging replica skipped")
                 # no token, yet the write is seen: the primary answered
                 assert "Lag after" in await _titles(reader)
+                assert "is more than 0.3 s behind the primary" in caplog.text
             finally:
                 await _standby(pair, "SELECT pg_wal_replay_resume()")
             await _until(lambda: replica.usable, "the replica back once caught up")
@@ -211,8 +215,9 @@ async def test_a_replica_behind_more_than_the_max_lag_is_skipped(pair: Pair) -> 
 
 
 async def test_a_stopped_replica_is_skipped_without_errors_and_used_again_once_back(
-    app: AppHandle, pair: Pair
+    app: AppHandle, pair: Pair, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO, logger="contentapi")
     replicas = app.runtime.database.replicas
     assert replicas is not None
     replica = replicas.replicas[0]
@@ -225,12 +230,14 @@ async def test_a_stopped_replica_is_skipped_without_errors_and_used_again_once_b
             for _ in range(5):
                 assert "Before the stop" in await _titles(reader)
             await _until(lambda: not replica.usable, "the stopped replica skipped")
+            assert "skipped, reads go to the primary" in caplog.text
             await _create(writer, "While stopped")
             for _ in range(5):
                 assert "While stopped" in await _titles(reader)
         finally:
             pair.standby.start()
         await _until(lambda: replica.usable, "the replica used again")
+        assert "serves reads again" in caplog.text
         await _standby(pair, "SELECT pg_wal_replay_pause()")
         try:
             await _create(writer, "After the restart")

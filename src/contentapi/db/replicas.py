@@ -103,7 +103,8 @@ class Replica:
         self.resting_until = time.monotonic() + _RETRY_AFTER
         if not self.reported:
             self.reported = True
-            log.warning("replica %s skipped, reads go to the primary: %s", self.name, error)
+            reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+            log.warning("replica %s skipped, reads go to the primary: %s", self.name, reason)
 
 
 @dataclass(eq=False)
@@ -219,11 +220,25 @@ class ReplicaSet:
             replica.failed(error)
             return
         replica.replayed = max(replica.replayed, replayed)
-        lag = self.lag(replayed)
-        replica.usable = lag <= self.max_lag
+        replica.usable = self.lag(replayed) <= self.max_lag
         if replica.usable and replica.reported:
             replica.reported = False
             log.info("replica %s serves reads again", replica.name)
+        elif not replica.usable and not replica.reported and self._seen_for() >= self.max_lag:
+            # (not in the first ``max_lag`` seconds: a replica still replaying the start-up's
+            # writes is no news)
+            replica.reported = True
+            log.warning(
+                "replica %s is more than %g s behind the primary (or not a standby): reads go "
+                "to the primary until it catches up",
+                replica.name,
+                self.max_lag,
+            )
+
+    def _seen_for(self) -> float:
+        """Seconds of the primary's positions kept."""
+        positions = self._positions
+        return positions[-1][0] - positions[0][0] if positions else 0.0
 
     def lag(self, replayed: int) -> float:
         """Seconds since the primary was at ``replayed`` (0: at or past its newest position;
