@@ -38,8 +38,8 @@ from typing import Any, TypeVar
 
 from sqlalchemy import event
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
+from contentapi.db.async_engine import AsyncConnection, AsyncEngine, create_async_engine
 from contentapi.db.lsn import parse_lsn
 from contentapi.db.outage import is_unavailable
 from contentapi.db.urls import redacted

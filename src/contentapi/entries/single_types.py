@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.entries.collaborators import WritesParts
 from contentapi.entries.localization import sync_populated_localizations
 from contentapi.entries.reads import Entry
