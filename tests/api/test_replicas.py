@@ -177,6 +177,15 @@ async def test_reads_without_token_are_the_replicas_and_the_writer_reads_its_wri
             await _standby(pair, "SELECT pg_wal_replay_resume()")
         await _caught_up(app, reader, "Only on the primary")
 
+        # once the replica has passed the writer's token, the writer reads there again
+        await _standby(pair, "SELECT pg_wal_replay_pause()")
+        try:
+            await _create(other, "Someone else's")
+            assert "Someone else's" not in await _titles(writer)
+            assert "Someone else's" in await _titles(other)
+        finally:
+            await _standby(pair, "SELECT pg_wal_replay_resume()")
+
 
 async def test_a_replica_behind_more_than_the_max_lag_is_skipped(
     pair: Pair, caplog: pytest.LogCaptureFixture

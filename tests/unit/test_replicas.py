@@ -124,7 +124,12 @@ def test_a_replica_url_must_be_postgresql() -> None:
 
 
 class _FakeEngine:
-    """``connect()`` hands out a stand-in connection (``work`` below never uses it)."""
+    """``connect()`` hands out a stand-in connection that answers ``pg_last_wal_replay_lsn()``
+    with ``replayed`` (and counts the statements)."""
+
+    def __init__(self, replayed: int = 0) -> None:
+        self.replayed = replayed
+        self.statements = 0
 
     def connect(self) -> Any:
         engine = self
@@ -138,10 +143,46 @@ class _FakeEngine:
 
         return _Connection()
 
+    async def exec_driver_sql(self, statement: str) -> Any:
+        self.statements += 1
+        replayed = format_lsn(self.replayed)
 
-def _served_by(replica: Replica) -> ReplicaSet:
-    replica.autocommit = cast(Any, _FakeEngine())
+        class _Result:
+            def scalar(self) -> str:
+                return replayed
+
+        return _Result()
+
+
+def _served_by(replica: Replica, replayed: int = 0) -> ReplicaSet:
+    replica.autocommit = cast(Any, _FakeEngine(replayed))
     return _set(replica)
+
+
+async def _answer(conn: Any) -> str:
+    return "from the replica"
+
+
+async def test_a_token_past_the_known_position_is_checked_on_the_replica_itself() -> None:
+    replica = _replica("a", 10)
+    replicas = _served_by(replica, replayed=30)
+    assert await replicas.read(replica, True, 25, _answer) == "from the replica"
+    assert replica.replayed == 30  # what the check saw is kept for the next picks
+
+
+async def test_a_replica_still_behind_the_token_is_a_miss() -> None:
+    replica = _replica("a", 10)
+    replicas = _served_by(replica, replayed=20)
+    with pytest.raises(ReplicaMissed):
+        await replicas.read(replica, True, 25, _answer)
+    assert replica.usable  # behind is not down
+
+
+async def test_a_known_position_past_the_token_costs_no_check() -> None:
+    replica = _replica("a", 30)
+    replicas = _served_by(replica, replayed=30)
+    assert await replicas.read(replica, False, 25, _answer) == "from the replica"
+    assert cast(Any, replica.autocommit).statements == 0
 
 
 async def test_a_replica_failing_midway_is_a_miss_and_rests() -> None:
