@@ -31,7 +31,13 @@ from contentapi.db.driver import KeptStatements
 from contentapi.db.lsn import parse_lsn
 from contentapi.db.outage import is_unavailable
 from contentapi.db.read_position import current_read_position
-from contentapi.db.replicas import Replica, ReplicaMissed, ReplicaSet, look_engine
+from contentapi.db.replicas import (
+    Replica,
+    ReplicaMissed,
+    ReplicaSet,
+    look_engine,
+    replica_engine_options,
+)
 from contentapi.errors import ServiceUnavailableError
 
 __all__ = ["Database", "StatementCounter"]
@@ -117,7 +123,7 @@ class Database:
         if replica_urls:
             replicas = []
             for replica_url in replica_urls:
-                engine = create_async_engine(replica_url, **options)
+                engine = create_async_engine(replica_url, **replica_engine_options(options))
                 self._install_hooks(engine)
                 replicas.append(Replica.of(replica_url, engine, look_engine(engine)))
             self.replicas = ReplicaSet(replicas, look_engine(self.engine), max_lag=replica_max_lag)

@@ -44,7 +44,14 @@ from contentapi.db.lsn import parse_lsn
 from contentapi.db.outage import is_unavailable
 from contentapi.db.urls import redacted
 
-__all__ = ["Replica", "ReplicaMissed", "ReplicaSet", "look_engine", "on_replica"]
+__all__ = [
+    "Replica",
+    "ReplicaMissed",
+    "ReplicaSet",
+    "look_engine",
+    "on_replica",
+    "replica_engine_options",
+]
 
 log = logging.getLogger("contentapi")
 
@@ -52,6 +59,8 @@ T = TypeVar("T")
 
 #: seconds one look at a server may take before it counts as not answering
 _LOOK_TIMEOUT = 1.0
+#: seconds a new connection to a replica may take before the read goes to the primary
+_CONNECT_TIMEOUT = 2.0
 #: seconds a replica that failed is left alone before it is looked at again
 _RETRY_AFTER = 1.0
 _PRIMARY_POSITION = "SELECT pg_current_wal_lsn()::text"
@@ -253,10 +262,24 @@ class ReplicaSet:
         return math.inf
 
 
+def replica_engine_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The primary's engine ``options`` for a replica, but for how long a new connection may
+    take: a replica that does not answer sends the read to the primary after
+    ``_CONNECT_TIMEOUT`` seconds, not after asyncpg's 60."""
+    connect_args = {**options.get("connect_args", {}), "timeout": _CONNECT_TIMEOUT}
+    return {**options, "connect_args": connect_args}
+
+
 def look_engine(engine: AsyncEngine) -> AsyncEngine:
-    """An engine on ``engine``'s server and options holding one connection, for the looks."""
+    """An engine on ``engine``'s server holding one connection, for the looks."""
     return _autocommit(
-        create_async_engine(engine.url, pool_size=1, max_overflow=0, pool_recycle=1800)
+        create_async_engine(
+            engine.url,
+            pool_size=1,
+            max_overflow=0,
+            pool_recycle=1800,
+            connect_args={"timeout": _LOOK_TIMEOUT},
+        )
     )
 
 
