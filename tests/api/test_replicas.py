@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -209,6 +210,17 @@ async def test_a_replica_behind_more_than_the_max_lag_is_skipped(
             await _create(writer, "Lag before")
             await _caught_up(handle, reader, "Lag before")
             await _until(lambda: replica.usable, "the replica in use")
+            # an idle primary does not make a current replica look behind (as
+            # now() - pg_last_xact_replay_timestamp() would): lag is measured on WAL positions
+            idle_since, dropped = time.monotonic(), []
+
+            def idle_long_enough() -> bool:
+                if not replica.usable:
+                    dropped.append(time.monotonic())
+                return time.monotonic() - idle_since > 3 * 0.3
+
+            await _until(idle_long_enough, "three times the max lag without a write")
+            assert dropped == []
             await _standby(pair, "SELECT pg_wal_replay_pause()")
             try:
                 await _create(writer, "Lag after")

@@ -100,12 +100,15 @@ class Replica:
 
     @classmethod
     def of(cls, url: str, engine: AsyncEngine, looks: AsyncEngine) -> Replica:
+        """The replica at ``url`` read through ``engine``, looked at through ``looks``
+        (``look_engine``); connections of ``engine`` are marked for ``on_replica``."""
+
         @event.listens_for(engine.sync_engine, "connect")
         def _mark(dbapi_connection: Any, record: Any) -> None:
             record.info[_REPLICA_MARK] = True
 
         autocommit = engine.execution_options(isolation_level="AUTOCOMMIT")
-        return cls(redacted(url), engine, autocommit, _autocommit(looks))
+        return cls(redacted(url), engine, autocommit, looks)
 
     def failed(self, error: BaseException) -> None:
         self.usable = False
