@@ -27,6 +27,7 @@ from contentapi.health import build_health_router
 from contentapi.http.conditional import CacheDirectives
 from contentapi.http.errors import CatchAllMiddleware, install_error_handlers
 from contentapi.http.limits import RequestLimitsMiddleware
+from contentapi.http.read_position import LSN_HEADER_NAME, ReadPositionMiddleware
 from contentapi.http.security_headers import SecurityHeadersMiddleware
 from contentapi.http.services import ContentServices
 from contentapi.i18n.routes import build_i18n_router
@@ -84,6 +85,7 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
             runtime.database, settings, runtime.entries.events, extensions.events
         )
         await dispatcher.start()
+        await runtime.database.start_replicas()  # only a server reads on them
         log.info(
             "contentapi ready: worker %d serving http://%s:%d",
             os.getpid(),
@@ -152,8 +154,11 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
         # extensions' own (Strapi's config/middlewares), inside every one of ours: their
         # answers get the limits, CORS and security headers, their errors the error shape
         app.add_middleware(GlobalMiddlewares, middlewares=extensions.rest.global_middlewares)
-    # Innermost of ours: its answers get the CORS and security headers; what its ``receive``
-    # raises reaches the routes' error handlers.
+    if runtime.database.replicas is not None:
+        # which reads a replica may serve, and the read-your-writes token after a write
+        app.add_middleware(ReadPositionMiddleware)
+    # Innermost of ours (but for the one above): its answers get the CORS and security
+    # headers; what its ``receive`` raises reaches the routes' error handlers.
     app.add_middleware(
         RequestLimitsMiddleware,
         body_limit=settings.body_limit,
@@ -162,11 +167,14 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
         query_string_limit=settings.query_string_limit,
     )
     origins = [origin.strip() for origin in settings.cors_origins.split(",") if origin.strip()]
+    # with replicas, a browser's script may send and read the read-your-writes token
+    token = [LSN_HEADER_NAME] if runtime.database.replicas is not None else []
     app.add_middleware(
         CORSMiddleware,
         allow_origins=origins,
         allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
-        allow_headers=["Content-Type", "Authorization", "Origin", "Accept"],
+        allow_headers=["Content-Type", "Authorization", "Origin", "Accept", *token],
+        expose_headers=token,
         allow_credentials="*" not in origins,
     )
     app.add_middleware(CatchAllMiddleware)

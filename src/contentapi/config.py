@@ -17,6 +17,7 @@ from typing import Annotated, Literal
 from pydantic import Field, Json, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
@@ -59,6 +60,13 @@ class Settings(BaseSettings):
     #: unset: ``database_url``. Behind pgbouncer in transaction mode, a direct (or session
     #: mode) URL: LISTEN needs a connection of its own for its whole life.
     database_listen_url: str | None = None
+    #: PostgreSQL only: streaming replicas of the primary that serve reads (REST ``GET`` content
+    #: reads, GraphQL queries), comma-separated in the environment, a list in the TOML file
+    #: (``db/replicas.py``; ``docs/deployment.md``)
+    database_replica_urls: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    #: seconds a replica may be behind the primary (measured on WAL positions) and still serve
+    #: reads; further behind, it is skipped until it catches up
+    replica_max_lag: Annotated[float, Field(gt=0)] = 5
     #: seconds a SQLite write waits for the database lock before answering 503
     sqlite_busy_timeout: float = 30
     #: seconds a PostgreSQL statement may run before it is cancelled and the request answers
@@ -257,6 +265,28 @@ class Settings(BaseSettings):
     @classmethod
     def _check_database_url(cls, value: str) -> str:
         return normalise_database_url(value)
+
+    @field_validator("database_replica_urls", mode="before")
+    @classmethod
+    def _split_replica_urls(cls, value: object) -> object:
+        return _list(value) if isinstance(value, str) else value
+
+    @field_validator("database_replica_urls")
+    @classmethod
+    def _check_replica_urls(cls, value: list[str]) -> list[str]:
+        urls = [normalise_database_url(url) for url in value]
+        if any(not url.startswith("postgresql") for url in urls):
+            raise ValueError("replicas are PostgreSQL streaming replicas: postgresql:// URLs only")
+        return urls
+
+    @model_validator(mode="after")
+    def _check_replicas_have_a_primary(self) -> Settings:
+        if self.database_replica_urls and not self.database_url.startswith("postgresql"):
+            raise ValueError(
+                "CONTENTAPI_DATABASE_REPLICA_URLS needs a PostgreSQL CONTENTAPI_DATABASE_URL "
+                "(the primary they replicate); SQLite has no replicas"
+            )
+        return self
 
     @field_validator("jwt_expires_in")
     @classmethod

@@ -116,6 +116,8 @@ class Runtime:
             echo=settings.log_sql,
             sqlite_busy_timeout=settings.sqlite_busy_timeout,
             statement_timeout=settings.statement_timeout,
+            replica_urls=settings.database_replica_urls,
+            replica_max_lag=settings.replica_max_lag,
         )
         serializer = RestSerializer(registry)
         entries = EntryService(

@@ -76,10 +76,12 @@ def _closest_key(key: str, known: set[str]) -> str | None:
 
 def _describe(problem: Any, from_file: dict[str, Any], toml_file: Path) -> str:
     field = str(problem["loc"][0]) if problem.get("loc") else ""
-    variable = ENV_PREFIX + field.upper()
     message = str(problem["msg"])
     # pydantic prefixes messages raised by validators; the operator needs only the sentence
     message = message.removeprefix("Value error, ")
+    if not field:  # a rule across settings: its sentence names the variables itself
+        return message
+    variable = ENV_PREFIX + field.upper()
     value = problem.get("input")
     if _set_in_environment(variable):
         where = variable
@@ -92,7 +94,16 @@ def _describe(problem: Any, from_file: dict[str, Any], toml_file: Path) -> str:
 
 
 #: never echoed back in an error line
-_SECRETS = frozenset({"jwt_secret", "admin_token", "api_token_salt", "database_url"})
+_SECRETS = frozenset(
+    {
+        "jwt_secret",
+        "admin_token",
+        "api_token_salt",
+        "database_url",
+        "database_listen_url",
+        "database_replica_urls",
+    }
+)
 
 
 def _set_in_environment(variable: str) -> bool:

@@ -25,10 +25,15 @@ def summary_lines(
     admin = "set (CONTENTAPI_ADMIN_TOKEN)" if settings.admin_token else "not set"
     graphql = settings.graphql_endpoint if settings.graphql_enabled else "off"
     plural = "s" if workers != 1 else ""
+    replicas = [
+        f"  replica:      {redacted(url)} (reads, at most {settings.replica_max_lag:g} s behind)"
+        for url in settings.database_replica_urls
+    ]
     return [
         f"contentapi {__version__}",
         f"  environment:  {settings.env}",
         f"  database:     {redacted(settings.database_url)}",
+        *replicas,
         f"  models:       {settings.content_types_dir}: {len(own)} content types "
         f"({', '.join(sorted(ct.singular_name for ct in own)) or 'none'}), "
         f"{len(registry.components)} components; {len(builtin)} built-in types "

@@ -308,3 +308,19 @@ async def test_a_served_app_says_it_is_ready(start_app, caplog):
     await start_app()
     [line] = _ready_lines(caplog)
     assert line == f"contentapi ready: worker {os.getpid()} serving http://127.0.0.1:1337"
+
+
+def test_replicas_of_sqlite_are_one_line_naming_both_variables(cli, monkeypatch):
+    monkeypatch.setenv("CONTENTAPI_DATABASE_REPLICA_URLS", "postgresql://app:secret@r1/content")
+    one_line_error(
+        cli.invoke(app, ["check"]),
+        "CONTENTAPI_DATABASE_REPLICA_URLS needs a PostgreSQL CONTENTAPI_DATABASE_URL",
+    )
+
+
+def test_a_bad_replica_url_is_not_echoed(cli, monkeypatch):
+    monkeypatch.setenv("CONTENTAPI_DATABASE_URL", "postgresql://app@primary/content")
+    monkeypatch.setenv("CONTENTAPI_DATABASE_REPLICA_URLS", "mysql://app:secret@r1/content")
+    result = cli.invoke(app, ["check"])
+    one_line_error(result, "CONTENTAPI_DATABASE_REPLICA_URLS: database 'mysql' is not supported")
+    assert "secret" not in result.output

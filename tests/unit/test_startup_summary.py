@@ -35,3 +35,19 @@ def test_summary_hides_the_password_and_counts_built_in_types_apart():
     assert "  admin token:  not set" in lines
     assert "  GraphQL:      off" in lines
     assert lines[-1] == "  listening on: http://0.0.0.0:8080 (1 worker)"
+
+
+def test_summary_names_each_replica_without_its_password():
+    settings = Settings(
+        database_url="postgresql://app:secret@primary/content",
+        database_replica_urls=["postgresql://app:secret@replica-1/content"],
+        replica_max_lag=2.5,
+        content_types_dir=MODELS,
+    )
+    lines = summary_lines(settings, load_registry(MODELS), host="0.0.0.0", port=8080, workers=1)
+    assert "secret" not in "\n".join(lines)
+    index = lines.index("  database:     postgresql+asyncpg://app:***@primary/content")
+    assert lines[index + 1] == (
+        "  replica:      postgresql+asyncpg://app:***@replica-1/content "
+        "(reads, at most 2.5 s behind)"
+    )

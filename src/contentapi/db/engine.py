@@ -5,14 +5,20 @@ Writes run in one transaction each. On SQLite a write transaction starts with
 when one upgrades its read lock; reads use a plain deferred ``BEGIN`` and, in WAL mode, never
 block writers. What differs between the two databases is ``Database.dialect``
 (``db/dialect.py``).
+
+With read replicas (PostgreSQL, ``db/replicas.py``), ``read_replicated(work)`` runs a read a
+replica may serve there when the request allows it (``db/read_position.py``), and on the
+primary otherwise or when the replica misses; ``write()`` then notes each commit's WAL position
+for the request's read-your-writes token. Without replicas both are exactly what they were:
+``read_replicated`` is a plain primary read and ``write()`` asks nothing more.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from sqlalchemy import event
@@ -22,10 +28,21 @@ from contentapi.db.async_engine import AsyncConnection, AsyncEngine, create_asyn
 from contentapi.db.counter import StatementCounter
 from contentapi.db.dialect import Dialect, dialect_named
 from contentapi.db.driver import KeptStatements
+from contentapi.db.lsn import parse_lsn
 from contentapi.db.outage import is_unavailable
+from contentapi.db.read_position import current_read_position
+from contentapi.db.replicas import (
+    Replica,
+    ReplicaMissed,
+    ReplicaSet,
+    look_engine,
+    replica_engine_options,
+)
 from contentapi.errors import ServiceUnavailableError
 
 __all__ = ["Database", "StatementCounter"]
+
+T = TypeVar("T")
 
 #: below this, every float orjson reads was written as a float or an integer it reads exactly
 _HUGE = 9.2e18
@@ -73,6 +90,8 @@ class Database:
         echo: bool = False,
         sqlite_busy_timeout: float = 30,
         statement_timeout: float = 0,
+        replica_urls: Sequence[str] = (),
+        replica_max_lag: float = 5,
     ) -> None:
         parsed = make_url(url)
         #: what differs between SQLite and PostgreSQL (``db/dialect.py``)
@@ -98,10 +117,19 @@ class Database:
         self.kept = KeptStatements(self.engine.dialect)
         #: ``dialect.reads_in_autocommit``, read once per request
         self._reads_in_autocommit = self.dialect.reads_in_autocommit
-        self._install_hooks()
+        self._install_hooks(self.engine)
+        #: the read replicas (``None``: none configured, every read on the primary)
+        self.replicas: ReplicaSet | None = None
+        if replica_urls:
+            replicas = []
+            for replica_url in replica_urls:
+                engine = create_async_engine(replica_url, **replica_engine_options(options))
+                self._install_hooks(engine)
+                replicas.append(Replica.of(replica_url, engine, look_engine(engine)))
+            self.replicas = ReplicaSet(replicas, look_engine(self.engine), max_lag=replica_max_lag)
 
-    def _install_hooks(self) -> None:
-        sync_engine = self.engine.sync_engine
+    def _install_hooks(self, engine: AsyncEngine) -> None:
+        sync_engine = engine.sync_engine
 
         @event.listens_for(sync_engine, "before_cursor_execute")
         def _count(conn: Any, cursor: Any, statement: str, parameters: Any, *args: Any) -> None:
@@ -127,6 +155,25 @@ class Database:
                 raise ServiceUnavailableError() from error
             raise
 
+    async def read_replicated(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """``work``'s answer on a connection for reading that a replica may serve: a content
+        read, holding no lock and kept in no cache. On a replica when there are replicas, the
+        request allows it and one has replayed what the request must see
+        (``db/read_position.py``); on the primary otherwise, and again on the primary when the
+        replica fails midway (``db/replicas.py``). ``work`` may run twice: it only reads."""
+        replicas = self.replicas
+        if replicas is not None:
+            position = current_read_position()
+            if position is not None and position.replica_ok:
+                chosen = replicas.pick(position.at_least)
+                if chosen is not None:
+                    try:
+                        return await replicas.read(*chosen, position.at_least, work)
+                    except ReplicaMissed:
+                        pass
+        async with self.read() as conn:
+            return await work(conn)
+
     @asynccontextmanager
     async def write(self, *, changes_callers: bool = False) -> AsyncIterator[AsyncConnection]:
         """A connection in a write transaction: committed on success, rolled back on any error;
@@ -137,6 +184,8 @@ class Database:
                 conn = await self.dialect.for_writing(conn)
                 async with conn.begin():
                     yield conn
+                if self.replicas is not None:
+                    await _note_written(conn)
         except Exception as error:
             if is_unavailable(error):
                 raise ServiceUnavailableError() from error
@@ -147,5 +196,37 @@ class Database:
             for hook in self.after_caller_change:
                 hook()
 
+    async def start_replicas(self) -> None:
+        """Look at the replicas now and then every 0.1 s (nothing without replicas)."""
+        if self.replicas is not None:
+            await self.replicas.start()
+
     async def dispose(self) -> None:
+        if self.replicas is not None:
+            await self.replicas.stop()
         await self.engine.dispose()
+
+
+#: a position no replica reaches: the request's later reads go to the primary
+_BEYOND_ANY_REPLICA = 1 << 64
+
+
+async def _note_written(conn: AsyncConnection) -> None:
+    """After a commit, with replicas: the primary's WAL position, which the commit record lies
+    before, becomes the request's read-your-writes position. Asked after the commit, on the
+    driver's connection outside any transaction (no BEGIN round trip); inside the transaction
+    ``pg_current_wal_lsn()`` would not yet cover the commit record."""
+    position = current_read_position()
+    if position is None:
+        return
+    try:
+        driver = (await conn.get_raw_connection()).driver_connection
+        assert driver is not None
+        text = await driver.fetchval("SELECT pg_current_wal_lsn()::text")
+        written = parse_lsn(str(text))
+    except Exception:
+        written = None
+    if written is None:  # committed all the same; without its position, read on the primary
+        position.at_least = _BEYOND_ANY_REPLICA
+    else:
+        position.wrote(written)

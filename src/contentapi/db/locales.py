@@ -19,6 +19,7 @@ from sqlalchemy import select
 from contentapi.caching import InvalidatedCache
 from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.engine import Database
+from contentapi.db.replicas import on_replica
 from contentapi.db.system import core_store, i18n_locales
 
 __all__ = [
@@ -101,5 +102,7 @@ class LocaleCache(InvalidatedCache[str, Locales]):
                 found = await read_locale_codes(own)
         else:
             found = await read_locale_codes(conn)
+            if on_replica(conn):  # may predate a change already heard: not kept
+                return found
         self.put("locales", found, generation)
         return found

@@ -25,6 +25,7 @@ from contentapi.caching import ENTRY_STATEMENTS, PAGE_STATEMENTS, BoundedCache
 from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.engine import Database
 from contentapi.db.locales import LocaleCache
+from contentapi.db.replicas import on_replica
 from contentapi.db.tables import ContentTables
 from contentapi.entries.lifecycles import Lifecycles
 from contentapi.entries.nested import full_populate, ids_only
@@ -185,9 +186,10 @@ class EntryReads:
 
     async def _page(self, uid: str, query: ReadQuery) -> Page:
         content_type = self.content_type(uid)
-        total = None
         generation = self.totals.generation
-        async with self.database.read() as conn:
+
+        async def read(conn: AsyncConnection) -> Page:
+            total = None
             default = await self.default_locale(conn, content_type, query.locale)
             statement, columns, count, count_key = self._page_statements(
                 content_type, query, default
@@ -199,31 +201,42 @@ class EntryReads:
             )
             if query.pagination.with_count and total is None:
                 total = int((await conn.execute(count)).scalar_one())
-                if count_key is not None:
+                # a replica's total is not kept: it may predate a change already heard
+                if count_key is not None and not on_replica(conn):
                     self.totals.put(count_key, total, generation)
-        return Page(entries, total)
+            return Page(entries, total)
+
+        return await self.database.read_replicated(read)
 
     async def count(self, uid: str, query: ReadQuery) -> int:
         content_type = self.content_type(uid)
         table = self.tables.entity(uid)
-        async with self.database.read() as conn:
+
+        async def read(conn: AsyncConnection) -> int:
             default = await self.default_locale(conn, content_type, query.locale)
             where = self.where(content_type, query, default)
             statement = select(func.count()).select_from(table).where(where)
             return int((await conn.execute(statement)).scalar_one())
 
+        return await self.database.read_replicated(read)
+
     async def find_one(self, uid: str, entry_id: int, query: ReadQuery) -> Entry | None:
         """One entry by id, honouring the publication state (a draft is absent in ``live``)."""
+        content_type = self.content_type(uid)
         hooks = self.lifecycles.of(uid, "find_one")
         if hooks is not None:
             run = await hooks.before(None, id=entry_id, query=query)
-            async with self.database.read() as conn:
-                found = await self.find_by_id(
-                    conn, self.content_type(uid), run.params["id"], run.params["query"]
-                )
-            return await run.after(found)
-        async with self.database.read() as conn:
-            return await self.find_by_id(conn, self.content_type(uid), entry_id, query)
+            entry_id, query = run.params["id"], run.params["query"]
+
+            async def read_hooked(conn: AsyncConnection) -> Entry | None:
+                return await self.find_by_id(conn, content_type, entry_id, query)
+
+            return await run.after(await self.database.read_replicated(read_hooked))
+
+        async def read(conn: AsyncConnection) -> Entry | None:
+            return await self.find_by_id(conn, content_type, entry_id, query)
+
+        return await self.database.read_replicated(read)
 
     async def find_by_id(
         self,

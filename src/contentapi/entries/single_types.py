@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from contentapi.db.async_engine import AsyncConnection
 from contentapi.entries.collaborators import WritesParts
 from contentapi.entries.localization import sync_populated_localizations
 from contentapi.entries.reads import Entry
@@ -37,11 +38,14 @@ class SingleTypes(WritesParts):
         content_type = self.content_type(uid)
         table = self.tables.entity(uid)
         statement, columns = self.reads.selection(content_type, query)
-        async with self.database.read() as conn:
+
+        async def read(conn: AsyncConnection) -> list[Entry]:
             default = await self.reads.default_locale(conn, content_type, query.locale)
             where = self.reads.where(content_type, query, default)
-            statement = statement.where(where).order_by(table.c.id).limit(1)
-            entries = await self.reads.entries(conn, content_type, statement, columns, query)
+            found = statement.where(where).order_by(table.c.id).limit(1)
+            return await self.reads.entries(conn, content_type, found, columns, query)
+
+        entries = await self.database.read_replicated(read)
         return entries[0] if entries else None
 
     async def upsert_single(

@@ -32,6 +32,7 @@ from graphql import (
 )
 
 from contentapi.caching import GRAPHQL_DOCUMENTS, BoundedCache
+from contentapi.db.read_position import current_read_position
 from contentapi.errors import ApplicationError, ServiceUnavailableError
 from contentapi.graphql.budget import Budget, asks_for_cost
 from contentapi.graphql.context import GraphQLContext
@@ -250,6 +251,9 @@ class Engine:
         self, admitted: Admitted, context: GraphQLContext, *, batch: Cost | None = None
     ) -> Outcome:
         """Run an admitted operation (the extensions' hooks around it)."""
+        position = current_read_position()
+        if position is not None:  # read replicas: a query's reads may go to one, not a mutation's
+            position.replica_ok = not _is_mutation(admitted.document, admitted.operation_name)
         for hook in self.before:
             try:
                 await settle(hook(context, admitted.document, admitted.operation_name))

@@ -32,6 +32,7 @@ from fastapi import Request
 from starlette.responses import Response, StreamingResponse
 
 from contentapi.auth.actor import may
+from contentapi.db.read_position import current_read_position
 from contentapi.errors import ApplicationError, ValidationError
 from contentapi.events.feed import ChangeFeed, FeedSubscription, read_events_after
 from contentapi.events.listeners import ChangeEvent
@@ -137,6 +138,9 @@ class EventStream:
             return _message(event.id, event.event, single_envelope({"id": event.entry_id}))
         if event.entry_id is None:
             return None
+        position = current_read_position()
+        if position is not None:  # read replicas: the event is the primary's, maybe not theirs yet
+            position.replica_ok = False
         this_entry: Filter = Comparison("id", "integer", "$eq", event.entry_id)
         filters = this_entry if query.filters is None else And((query.filters, this_entry))
         one = replace(query, filters=filters, pagination=OffsetPagination(0, 1, False))
