@@ -18,7 +18,10 @@ Exact invalidation, whoever writes (``docs/response-cache.md``):
   heard, so a read that starts after a commit never sees an answer that predates it — on any
   worker, of any instance, whoever committed (a notification's own delay is no window);
 - while the listener does not hear (and on SQLite, which has no notifications) nothing is
-  served from the cache nor kept in it.
+  served from the cache nor kept in it;
+- with read replicas, a read whose answer may be kept is read on the **primary**
+  (``_on_the_primary``): the listener hears the primary's commits, and a replica's copy can be
+  older than a change the store has already evicted for — kept, it would outlive that change.
 
 What is kept is the body's bytes; kept or fresh, the caller renders the response from them with
 ``http/conditional.py`` (``ETag``, ``Cache-Control``, 304, ``HEAD``), so both are the same
@@ -31,7 +34,8 @@ it read (``with_surrogate_keys``), the keys a CDN purge names (``events/cdn_purg
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Hashable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from starlette.requests import Request
@@ -39,6 +43,7 @@ from starlette.responses import Response
 
 from contentapi.auth.actor import Actor
 from contentapi.db.counter import StatementCounter
+from contentapi.db.read_position import current_read_position
 from contentapi.http.answer_store import AnswerStore, KeptAnswer
 from contentapi.http.conditional import request_wants_fresh
 from contentapi.http.read_tables import ReadTables
@@ -70,6 +75,21 @@ def with_surrogate_keys(response: Response, tables: frozenset[str]) -> Response:
     """``response`` (a read's 200 or 304, ``http/conditional.py``) naming the tables read."""
     response.raw_headers += surrogate_headers(tables)
     return response
+
+
+@asynccontextmanager
+async def _on_the_primary(keeping: bool) -> AsyncIterator[None]:
+    """While ``keeping``, this request's reads go to the primary, not to a read replica
+    (``db/read_position.py``; no position: no replicas, nothing to do)."""
+    position = current_read_position()
+    if not keeping or position is None or not position.replica_ok:
+        yield
+        return
+    position.replica_ok = False
+    try:
+        yield
+    finally:
+        position.replica_ok = True
 
 
 async def _not_heard() -> bool:
@@ -133,7 +153,7 @@ class ResponseCache:
             if shared is not None and versions is None and store.live:
                 versions = await shared.versions()  # before the read: ``shared_answers.py``
         started = store.sequence
-        async with StatementCounter.observing() as statements:
+        async with StatementCounter.observing() as statements, _on_the_primary(self.keeps):
             body = await render()
         tables = self.tables.of(statements)
         if self.keeps and body is not None:
