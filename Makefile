@@ -53,8 +53,9 @@ fuzz: $(STAMP)
 	CONTENTAPI_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/api/security -k fuzz -p no:cacheprovider
 
 # Hand-run benchmark: contentapi vs the reference Strapi (bench/reference/, installed by the
-# run itself; needs Node.js 20 and npm): the fixed scenarios and the floor (~9 min), then 500
-# random list queries on both servers (~27 min); plus ~2 min the first time for npm install.
+# run itself; needs Node.js 20 and npm): the fixed scenarios and the floor (~9 min), the cached
+# reads and the 304 path (~3 min), then 500 random list queries on both servers (~27 min);
+# plus ~2 min the first time for npm install.
 # BENCH_ARGS="--random-queries 0": the fixed scenarios only; "--scenarios random": the random ones.
 bench: $(STAMP)
 	$(BIN)/python -m bench.run $(BENCH_ARGS)

@@ -125,6 +125,78 @@ async def _prepare(servers: list[Any], data: Dataset) -> None:
         await analyze_database(server.database)
 
 
+async def cached_phase(
+    data: Dataset,
+    uncached: ContentapiServer,
+    strapi: Any | None,
+    *,
+    seconds: int,
+    connections: int,
+    rounds: int,
+) -> dict[str, Any]:
+    """The cached scenarios on running servers: ``uncached`` (its database seeded) and Strapi
+    (``None``: contentapi alone); a second contentapi with the cache on is started on
+    ``uncached``'s database for the phase. ``bench.run`` calls it after its fixed scenarios."""
+    chosen = [s for s in scenarios(data) if s.key in KEYS]
+    cached = ContentapiServer(
+        port=uncached.port + 4,
+        workers=uncached.workers,
+        bin_dir=uncached.bin_dir,
+        database=uncached.database,
+        name="cached",
+        settings={"CONTENTAPI_RESPONSE_CACHE": "memory"},
+    )
+    await cached.start(fresh=False)
+    phase: dict[str, Any] = {"rounds": rounds, "scenarios": {}}
+    try:
+        for scenario in chosen:
+            ours = _get_form(scenario)
+            if strapi is not None:
+                await _verified(strapi, scenario)
+            await _verified(uncached, ours)
+            answer = await _verified(cached, ours)
+            etag = answer.headers.get("etag")
+            runs: dict[str, list[dict]] = {"strapi": [], "uncached": [], "cached": [], "304": []}
+            for _ in range(rounds):
+                if strapi is not None:
+                    runs["strapi"].append(await _time(strapi, scenario, seconds, connections))
+                runs["uncached"].append(await _time(uncached, ours, seconds, connections))
+                runs["cached"].append(await _time(cached, ours, seconds, connections))
+                if etag:
+                    revalidating = _revalidating(ours, etag)
+                    runs["304"].append(await _time(cached, revalidating, seconds, connections))
+            best = {name: max(r, key=lambda run: run["rps"]) for name, r in runs.items() if r}
+            strapi_rps = best["strapi"]["rps"] if "strapi" in best else None
+            phase["scenarios"][scenario.key] = {
+                "title": scenario.title,
+                "best": best,
+                "runs": runs,
+                "x_strapi": {
+                    name: round(run["rps"] / strapi_rps, 2) if strapi_rps else None
+                    for name, run in best.items()
+                },
+            }
+            print(scenario.key, json.dumps(phase["scenarios"][scenario.key]["x_strapi"]))
+        counters = await _counters(cached)
+    finally:
+        cached.stop()
+    looked = counters["hits"] + counters["misses"]
+    phase["cache_counters"] = counters
+    phase["hit_ratio"] = round(counters["hits"] / looked, 4) if looked else None
+    return phase
+
+
+def print_phase(phase: dict[str, Any]) -> None:
+    print(f"\n{'cached':10s} {'strapi':>9s} {'uncached':>9s} {'cached':>9s} {'304':>9s}")
+    for key, row in phase["scenarios"].items():
+        cells = [
+            f"{row['best'][name]['rps']:9.1f}" if name in row["best"] else f"{'-':>9s}"
+            for name in ("strapi", "uncached", "cached", "304")
+        ]
+        print(f"{key:10s} " + " ".join(cells))
+    print(f"hit ratio {phase['hit_ratio']} ({phase['cache_counters']})")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
@@ -137,75 +209,33 @@ async def main() -> None:
     args = parser.parse_args()
     ensure_wrk()
     data = build_dataset(args.books)
-    chosen = [s for s in scenarios(data) if s.key in KEYS]
-    bin_dir = serve_env()
-    uncached = ContentapiServer(workers=args.workers, bin_dir=bin_dir, name="uncached")
-    cached = ContentapiServer(
-        port=1343,
-        workers=args.workers,
-        bin_dir=bin_dir,
-        name="cached",
-        settings={"CONTENTAPI_RESPONSE_CACHE": "memory"},
-    )
+    uncached = ContentapiServer(workers=args.workers, bin_dir=serve_env(), name="uncached")
     strapi = StrapiServer()
-    # contentapi's two servers share one database: seeded (when needed) through the first
     await _prepare([uncached, strapi], data)
-    await cached.start(fresh=False)
     results: dict[str, Any] = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "books": args.books,
         "seconds": args.seconds,
         "connections": args.connections,
-        "rounds": args.rounds,
         "contentapi_workers": args.workers,
-        "scenarios": {},
     }
     try:
-        for scenario in chosen:
-            ours = _get_form(scenario)
-            await _verified(strapi, scenario)
-            await _verified(uncached, ours)
-            answer = await _verified(cached, ours)
-            etag = answer.headers.get("etag")
-            runs: dict[str, list[dict]] = {"strapi": [], "uncached": [], "cached": [], "304": []}
-            for _ in range(args.rounds):
-                runs["strapi"].append(await _time(strapi, scenario, args.seconds, args.connections))
-                runs["uncached"].append(await _time(uncached, ours, args.seconds, args.connections))
-                runs["cached"].append(await _time(cached, ours, args.seconds, args.connections))
-                if etag:
-                    revalidating = _revalidating(ours, etag)
-                    runs["304"].append(
-                        await _time(cached, revalidating, args.seconds, args.connections)
-                    )
-            best = {name: max(r, key=lambda run: run["rps"]) for name, r in runs.items() if r}
-            strapi_rps = best["strapi"]["rps"]
-            results["scenarios"][scenario.key] = {
-                "title": scenario.title,
-                "best": best,
-                "runs": runs,
-                "x_strapi": {
-                    name: round(run["rps"] / strapi_rps, 2) if strapi_rps else None
-                    for name, run in best.items()
-                },
-            }
-            print(scenario.key, json.dumps(results["scenarios"][scenario.key]["x_strapi"]))
-        results["cache_counters"] = await _counters(cached)
+        results.update(
+            await cached_phase(
+                data,
+                uncached,
+                strapi,
+                seconds=args.seconds,
+                connections=args.connections,
+                rounds=args.rounds,
+            )
+        )
     finally:
-        for server in (uncached, cached, strapi):
-            server.stop()
-    counters = results["cache_counters"]
-    looked = counters["hits"] + counters["misses"]
-    results["hit_ratio"] = round(counters["hits"] / looked, 4) if looked else None
+        uncached.stop()
+        strapi.stop()
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "cached.json").write_text(json.dumps(results, indent=2))
-    print(f"\n{'scenario':10s} {'strapi':>9s} {'uncached':>9s} {'cached':>9s} {'304':>9s}")
-    for key, row in results["scenarios"].items():
-        cells = [
-            f"{row['best'][name]['rps']:9.1f}" if name in row["best"] else f"{'-':>9s}"
-            for name in ("strapi", "uncached", "cached", "304")
-        ]
-        print(f"{key:10s} " + " ".join(cells))
-    print(f"hit ratio {results['hit_ratio']} ({counters})")
+    print_phase(results)
 
 
 if __name__ == "__main__":

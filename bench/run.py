@@ -7,7 +7,9 @@
     python -m bench.run --books 500000 --bulk --random-queries 0   # 100x the data, by COPY
 
 Every scenario's response is verified (2xx, non-empty data, expected total) before it is
-measured with wrk; then the random-query phase (``bench/random_queries.py``) measures
+measured with wrk; then the cached phase (``bench/cached.py``: the response cache's hits and
+the 304 path beside contentapi uncached and Strapi, for the list, the populated list and
+GraphQL) and the random-query phase (``bench/random_queries.py``), which measures
 ``--random-queries`` drawn list queries on both servers. Results go to ``bench/results/`` as
 JSON (the worst random queries with their plans to ``random-queries.md``) and a table of ratios
 is printed.
@@ -31,6 +33,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.bulk_seed import bulk_seed
+from bench.cached import cached_phase, print_phase
 from bench.dataset import build_dataset
 from bench.floor import capture_statements, replay
 from bench.load import ensure_wrk, run_wrk
@@ -193,6 +196,11 @@ async def main() -> None:
     parser.add_argument("--against", type=Path, help="compare with a stored result (contentapi)")
     parser.add_argument("--no-floor", action="store_true")
     parser.add_argument(
+        "--no-cached",
+        action="store_true",
+        help="skip the cached phase (the response cache and the 304 path: bench/cached.py)",
+    )
+    parser.add_argument(
         "--dev-env",
         action="store_true",
         help="run contentapi from this (development) environment, not bench/.venv-serve",
@@ -273,6 +281,16 @@ async def main() -> None:
                 console.print(f"{scenario.key:14s} {server.name:10s} {row[server.name]}")
             results["scenarios"][scenario.key] = row
         contentapi = next((s for s in servers if s.name == "contentapi"), None)
+        strapi = next((s for s in servers if s.name == "strapi"), None)
+        if contentapi is not None and not args.no_cached and (not wanted or "cached" in wanted):
+            results["cached"] = await cached_phase(
+                data,
+                contentapi,
+                strapi,
+                seconds=args.seconds,
+                connections=args.connections,
+                rounds=1,
+            )
         if random_count:
             await _random_phase(results, servers, contentapi, data, random_count, args)
         if contentapi is not None and not args.no_floor:
@@ -296,6 +314,8 @@ async def main() -> None:
         path.write_text(json.dumps(results, indent=2))
     baseline = json.loads(args.against.read_text()) if args.against else None
     _print(results, baseline)
+    if "cached" in results:
+        print_phase(results["cached"])
     console.print(f"results: {path} ({results['wall_seconds']} s)")
 
 

@@ -17,6 +17,7 @@ import logging
 import re
 import time
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
@@ -87,16 +88,13 @@ async def _standby(pair: Pair, statement: str) -> Any:
         await conn.close()
 
 
-@pytest.fixture(scope="module")
-async def app(pair: Pair) -> AsyncIterator[AppHandle]:
-    """contentapi on the pair, a replica allowed to lag 30 s (replay is paused for seconds)."""
+@asynccontextmanager
+async def _on_the_pair(pair: Pair, **settings: Any) -> AsyncIterator[AppHandle]:
+    """contentapi in-process on the pair: the primary's URL, the standby as its replica."""
     handle = AppHandle(
         create_app(
             make_settings(
-                pair.primary.url,
-                MODELS,
-                database_replica_urls=[pair.standby.url],
-                replica_max_lag=30,
+                pair.primary.url, MODELS, database_replica_urls=[pair.standby.url], **settings
             )
         )
     )
@@ -105,6 +103,13 @@ async def app(pair: Pair) -> AsyncIterator[AppHandle]:
         yield handle
     finally:
         await handle.__aexit__()
+
+
+@pytest.fixture(scope="module")
+async def app(pair: Pair) -> AsyncIterator[AppHandle]:
+    """contentapi on the pair, a replica allowed to lag 30 s (replay is paused for seconds)."""
+    async with _on_the_pair(pair, replica_max_lag=30) as handle:
+        yield handle
 
 
 def _client(handle: AppHandle) -> httpx.AsyncClient:
@@ -191,21 +196,10 @@ async def test_reads_without_token_are_the_replicas_and_the_writer_reads_its_wri
 async def test_a_replica_behind_more_than_the_max_lag_is_skipped(
     pair: Pair, caplog: pytest.LogCaptureFixture
 ) -> None:
-    handle = AppHandle(
-        create_app(
-            make_settings(
-                pair.primary.url,
-                MODELS,
-                database_replica_urls=[pair.standby.url],
-                replica_max_lag=0.3,
-            )
-        )
-    )
-    await handle.__aenter__()
-    replicas = handle.runtime.database.replicas
-    assert replicas is not None
-    replica = replicas.replicas[0]
-    try:
+    async with _on_the_pair(pair, replica_max_lag=0.3) as handle:
+        replicas = handle.runtime.database.replicas
+        assert replicas is not None
+        replica = replicas.replicas[0]
         async with _client(handle) as writer, _client(handle) as reader:
             await _create(writer, "Lag before")
             await _caught_up(handle, reader, "Lag before")
@@ -231,8 +225,6 @@ async def test_a_replica_behind_more_than_the_max_lag_is_skipped(
             finally:
                 await _standby(pair, "SELECT pg_wal_replay_resume()")
             await _until(lambda: replica.usable, "the replica back once caught up")
-    finally:
-        await handle.__aexit__()
 
 
 async def test_a_stopped_replica_is_skipped_without_errors_and_used_again_once_back(
@@ -273,21 +265,9 @@ async def test_with_the_response_cache_kept_answers_are_read_on_the_primary(
     """A replica's copy can be older than a change the cache has already evicted for (the
     listener hears the primary): an answer the cache may keep is read on the primary, so a read
     after a commit never gets a kept answer without it (``http/response_cache.py``)."""
-    handle = AppHandle(
-        create_app(
-            make_settings(
-                pair.primary.url,
-                MODELS,
-                database_replica_urls=[pair.standby.url],
-                replica_max_lag=30,
-                response_cache="memory",
-            )
-        )
-    )
-    await handle.__aenter__()
-    cache = handle.runtime.response_cache
-    assert cache is not None
-    try:
+    async with _on_the_pair(pair, replica_max_lag=30, response_cache="memory") as handle:
+        cache = handle.runtime.response_cache
+        assert cache is not None
         async with _client(handle) as writer, _client(handle) as reader:
             await _create(writer, "Cached before")
             await _caught_up(handle, reader, "Cached before")
@@ -302,5 +282,3 @@ async def test_with_the_response_cache_kept_answers_are_read_on_the_primary(
                 assert cache.store.counters.hits == hits + 1
             finally:
                 await _standby(pair, "SELECT pg_wal_replay_resume()")
-    finally:
-        await handle.__aexit__()

@@ -33,6 +33,7 @@ it read (``with_surrogate_keys``), the keys a CDN purge names (``events/cdn_purg
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import asynccontextmanager
@@ -191,8 +192,10 @@ class ResponseCache:
         return found, versions
 
     def stats(self) -> dict[str, Any]:
-        """The counters and the size, for ``GET /_cache``."""
+        """The counters and the size, for ``GET /_cache``: this worker's (``worker``, its
+        process id, tells the workers' answers apart)."""
         return {
+            "worker": os.getpid(),
             "enabled": self.keeps,
             "live": self.store.live,
             "entries": len(self.store),

@@ -9,14 +9,14 @@ change listener, SQLite through the tables' versions (``db/versions.py``).
 
 from __future__ import annotations
 
-import sqlite3
+import os
 
-import asyncpg
 import httpx
 import pytest
 
 from contentapi.http.answer_store import CacheCounters
 from tests.conftest import ADMIN_TOKEN, AppHandle, StartApp
+from tests.support.plain_sql import run_plain_sql
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 PLUGIN = "plugin::users-permissions"
@@ -136,27 +136,12 @@ async def test_a_plain_sql_write_is_seen_by_the_next_read(cached, backend, datab
     path = "/api/articles?populate=author"
     assert (await client.get(path, headers=ADMIN)).status_code == 200
     assert (await client.get(path, headers=ADMIN)).status_code == 200  # kept
-    await _plain_sql(cached, "UPDATE authors SET name = 'Plain'")
+    await run_plain_sql(cached.runtime.settings.database_url, "UPDATE authors SET name = 'Plain'")
     # no waiting: the read catches the listener up before it looks at the cache
     answer = await client.get(path, headers=ADMIN)
     assert answer.json()["data"][0]["attributes"]["author"]["data"]["attributes"]["name"] == (
         "Plain"
     )
-
-
-async def _plain_sql(handle: AppHandle, statement: str) -> None:
-    """``statement`` run by another tool on the database: no contentapi involved."""
-    url = handle.runtime.settings.database_url
-    if url.startswith("sqlite"):
-        path = url.split(":///", 1)[1]
-        with sqlite3.connect(path) as tool:
-            tool.execute(statement)
-        return
-    tool = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"))
-    try:
-        await tool.execute(statement)
-    finally:
-        await tool.close()
 
 
 async def _user(client: httpx.AsyncClient, name: str) -> dict[str, str]:
@@ -233,6 +218,7 @@ async def test_the_counters_are_for_full_access_tokens_only(cached):
     assert (await client.get("/_cache")).status_code == 403
     stats = (await client.get("/_cache", headers=ADMIN)).json()
     assert {"hits", "misses", "evictions", "entries", "size", "live"} <= set(stats)
+    assert stats["worker"] == os.getpid()  # in-process: this process is the worker
 
 
 async def test_kept_answers_revalidate_and_answer_head_requests(cached):

@@ -6,38 +6,27 @@ of both; Redis answers equal fresh ones byte for byte. Skipped when no Redis ans
 
 from __future__ import annotations
 
-import socket
-import sqlite3
 import uuid
 
-import asyncpg
 import httpx
 import pytest
 
 from tests.conftest import ADMIN_TOKEN, AppHandle
+from tests.support.plain_sql import run_plain_sql
+from tests.support.redis_local import REDIS_URL, redis_answers
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-REDIS = "redis://127.0.0.1:6379/0"
-
-
-def _redis_answers() -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", 6379), timeout=1) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
 
 
 @pytest.fixture
 async def two_instances(start_app, databases) -> tuple[AppHandle, AppHandle]:
     pytest.importorskip("redis")
-    if not _redis_answers():
+    if not redis_answers():
         pytest.skip("no Redis on 127.0.0.1:6379")
     prefix = f"contentapi:test:{uuid.uuid4().hex[:12]}:"
     settings = {
         "response_cache": "redis",
-        "response_cache_redis_url": REDIS,
+        "response_cache_redis_url": REDIS_URL,
         "response_cache_redis_prefix": prefix,
     }
     first = await start_app(**settings)
@@ -54,19 +43,6 @@ def _shared_hits(handle: AppHandle) -> int:
     cache = handle.runtime.response_cache
     assert cache is not None and cache.shared is not None
     return cache.shared.hits
-
-
-async def _plain_sql(handle: AppHandle, statement: str) -> None:
-    url = handle.runtime.settings.database_url
-    if url.startswith("sqlite"):
-        with sqlite3.connect(url.split(":///", 1)[1]) as tool:
-            tool.execute(statement)
-        return
-    tool = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"))
-    try:
-        await tool.execute(statement)
-    finally:
-        await tool.close()
 
 
 def _name(answer: httpx.Response) -> str:
@@ -105,7 +81,7 @@ async def test_instances_share_answers_and_see_every_commit(two_instances):
     assert _name(await second.client.get(path, headers=ADMIN)) == "Bea"
     assert _name(await first.client.get(path, headers=ADMIN)) == "Bea"
     # plain SQL on the database: both instances' next reads
-    await _plain_sql(first, "UPDATE authors SET name = 'Cy'")
+    await run_plain_sql(first.runtime.settings.database_url, "UPDATE authors SET name = 'Cy'")
     assert _name(await second.client.get(path, headers=ADMIN)) == "Cy"
     assert _name(await first.client.get(path, headers=ADMIN)) == "Cy"
     fresh = await first.client.get(path, headers={**ADMIN, "Cache-Control": "no-cache"})

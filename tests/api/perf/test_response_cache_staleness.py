@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import socket
 import sqlite3
 import time
 import uuid
@@ -32,6 +31,7 @@ import httpx
 import pytest
 
 from tests.conftest import MODELS
+from tests.support.redis_local import redis_answers
 from tests.support.server import ADMIN_TOKEN, FIGURES, ServerProcess
 
 ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
@@ -56,7 +56,7 @@ async def two_instances(
     settings = {"CONTENTAPI_RESPONSE_CACHE": mode}
     if mode == "redis":
         pytest.importorskip("redis")
-        if not _redis_answers():
+        if not redis_answers():
             pytest.skip("no Redis on 127.0.0.1:6379")
         settings["CONTENTAPI_RESPONSE_CACHE_REDIS_PREFIX"] = f"contentapi:t:{uuid.uuid4().hex}:"
     url = await databases.new_url()
@@ -107,15 +107,6 @@ async def _plain_sql(url: str) -> _PlainSql:
     else:
         tool.pg = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"))
     return tool
-
-
-def _redis_answers() -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", 6379), timeout=1) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
 
 
 def _ages(path: str, body: Any) -> dict[int, int]:
