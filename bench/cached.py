@@ -98,14 +98,14 @@ async def _time(server: Any, scenario: Scenario, seconds: int, connections: int)
 async def _counters(server: ContentapiServer, asks: int = 40) -> dict[str, int]:
     """``GET /_cache`` of every worker (each answers for itself), summed."""
     by_worker: dict[Any, dict[str, Any]] = {}
-    async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as client:
-        for _ in range(asks):
+    for _ in range(asks):  # a connection each: the kernel hands new ones to any worker
+        async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as client:
             response = await client.get(
                 "/_cache", headers={"Authorization": f"Bearer {server.token}"}
             )
-            response.raise_for_status()
-            body = response.json()
-            by_worker[body.get("worker", body.get("pid", len(by_worker)))] = body
+        response.raise_for_status()
+        body = response.json()
+        by_worker[body["worker"]] = body
     totals: dict[str, int] = {}
     for body in by_worker.values():
         for name in ("hits", "misses", "stores", "evictions", "bypasses"):

@@ -5,11 +5,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import date, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Boolean, Column, Integer, MetaData, String, Table, select
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Date,
+    DateTime,
+    Double,
+    Integer,
+    MetaData,
+    Numeric,
+    String,
+    Table,
+    select,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import asyncpg
 
@@ -94,6 +108,62 @@ def test_like_patterns_hold_the_value_literally_on_postgresql(where: str, patter
         .compile(dialect=asyncpg.dialect(), compile_kwargs={"literal_binds": True})
     )
     assert sql.endswith(f"WHERE things.name LIKE {pattern}"), sql
+
+
+_numbers = Table(
+    "numbers",
+    MetaData(),
+    Column("count", Integer),
+    Column("price", Numeric(10, 2, asdecimal=False)),
+    Column("score", Double),
+    Column("title", String(255)),
+    Column("day", Date),
+    Column("at", DateTime),
+)
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "written"),
+    [
+        ("count", 7, "7"),
+        ("price", 4.5, "4.5"),
+        ("price", Decimal("4.25"), "4.25"),
+        ("score", 3, "3"),
+        ("title", "it's", "'it''s'"),
+    ],
+)
+def test_range_operands_are_written_into_the_statement_on_postgresql(
+    column: str, value: Any, written: str
+) -> None:
+    """A number or string of a range filter is part of the statement's text on PostgreSQL, so
+    a prepared statement never settles on a generic plan built for a third of the rows
+    (``Dialect.range_operand``); the value's text is the column type's own literal."""
+    target = _numbers.c[column]
+    condition = target <= PostgreSQL().range_operand(target, value)
+    compiled: Any = select(_numbers.c.count).where(condition).compile(dialect=asyncpg.dialect())
+    assert compiled.literal_execute_params, compiled.string
+    expanded = compiled.construct_expanded_state(compiled.construct_params(_check=False))
+    assert expanded.statement.endswith(f"WHERE numbers.{column} <= {written}"), expanded.statement
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        ("day", date(2026, 11, 27)),
+        ("at", datetime(2026, 11, 27, 12, 0)),
+        ("score", float("inf")),
+        ("score", float("nan")),
+        ("price", Decimal("NaN")),
+        ("count", "7"),
+        ("title", 7),
+    ],
+)
+def test_other_range_operands_stay_parameters(column: str, value: Any) -> None:
+    """Dates, times, non-finite numbers and a value of another type than its column stay
+    parameters on PostgreSQL; SQLite binds every value (it plans each statement anyway)."""
+    target = _numbers.c[column]
+    assert PostgreSQL().range_operand(target, value) is value
+    assert SQLite().range_operand(target, 7) == 7
 
 
 def test_id_lists_are_one_array_parameter_on_postgresql() -> None:

@@ -162,6 +162,7 @@ class ChangeListener:
         #: marks sent and not yet heard back → their round
         self._sent_marks: dict[str, asyncio.Future[bool]] = {}
         self._sending = asyncio.Lock()
+        self._mark_tasks: set[asyncio.Task[None]] = set()
 
     def subscribe(self, channel: str, callback: Subscriber) -> None:
         """Call ``callback(payload)`` on every notification of ``channel`` (see the class)."""
@@ -186,7 +187,8 @@ class ChangeListener:
 
     async def caught_up(self, timeout: float = 2.0) -> bool:
         """Whether every change committed before this call has been handed to the subscribers
-        (``True`` once it has; ``False`` when the listener does not hear or took too long).
+        (``True`` once it has; ``False`` when the listener does not hear or its round took
+        longer than ``timeout`` from its start).
 
         A notification reaches this worker some time after its transaction committed, so a
         cache that a read consults right after another process's commit could still hold the
@@ -198,14 +200,17 @@ class ChangeListener:
         """
         if not self.live or self._connection is None:
             return False
-        if self._next_round is None:
-            self._next_round = asyncio.get_running_loop().create_future()
-            asyncio.get_running_loop().create_task(self._send_mark())
         round_ = self._next_round
-        try:
-            return await asyncio.wait_for(asyncio.shield(round_), timeout)
-        except TimeoutError:
-            return False
+        if round_ is None:
+            loop = asyncio.get_running_loop()
+            round_ = self._next_round = loop.create_future()
+            # one timer per round, not one ``wait_for`` per caller (a cache hit's own cost)
+            loop.call_later(timeout, _give_up, round_)
+            sending = loop.create_task(self._send_mark())
+            self._mark_tasks.add(sending)  # held: the loop keeps only a weak reference
+            sending.add_done_callback(self._mark_tasks.discard)
+        # shielded: a caller cancelled (its client gone) must not cancel the others' round
+        return await asyncio.shield(round_)
 
     async def _send_mark(self) -> None:
         async with self._sending:  # one statement at a time on the listening connection
@@ -293,3 +298,9 @@ class ChangeListener:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
             self._task = None
+
+
+def _give_up(round_: asyncio.Future[bool]) -> None:
+    """A catch-up round whose mark did not come back in time: not caught up."""
+    if not round_.done():
+        round_.set_result(False)

@@ -93,16 +93,19 @@ def _not_null(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElemen
     return column.is_not(None) if value else column.is_(None)
 
 
-def _bound(value: Any) -> Any:
-    """A range operand. Booleans are bound as parameters (SQLAlchemy refuses ``column < False``)
-    and ordered ``false < true`` on both databases, as Strapi's PostgreSQL compares them:
-    ``featured[$gte]=false`` is every entry with a value, ``featured[$lt]=true`` the false ones."""
-    return literal(value, Boolean()) if isinstance(value, bool) else value
+def _bound(column: Column[Any], value: Any, dialect: Dialect) -> Any:
+    """A range operand, as the dialect writes it (``Dialect.range_operand``). Booleans are
+    bound as parameters (SQLAlchemy refuses ``column < False``) and ordered ``false < true``
+    on both databases, as Strapi's PostgreSQL compares them: ``featured[$gte]=false`` is every
+    entry with a value, ``featured[$lt]=true`` the false ones."""
+    if isinstance(value, bool):
+        return literal(value, Boolean())
+    return dialect.range_operand(column, value)
 
 
 def _between(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
     low, high = value
-    return and_(column >= _bound(low), column <= _bound(high))
+    return and_(column >= _bound(column, low, dialect), column <= _bound(column, high, dialect))
 
 
 _OPERATORS = [
@@ -110,10 +113,10 @@ _OPERATORS = [
     Operator("$ne", "scalar", _ne),
     Operator("$eqi", "scalar", _eqi, strings_only=True),
     Operator("$nei", "scalar", _negate(_eqi), strings_only=True),
-    Operator("$lt", "scalar", lambda c, v, d: c < _bound(v)),
-    Operator("$lte", "scalar", lambda c, v, d: c <= _bound(v)),
-    Operator("$gt", "scalar", lambda c, v, d: c > _bound(v)),
-    Operator("$gte", "scalar", lambda c, v, d: c >= _bound(v)),
+    Operator("$lt", "scalar", lambda c, v, d: c < _bound(c, v, d)),
+    Operator("$lte", "scalar", lambda c, v, d: c <= _bound(c, v, d)),
+    Operator("$gt", "scalar", lambda c, v, d: c > _bound(c, v, d)),
+    Operator("$gte", "scalar", lambda c, v, d: c >= _bound(c, v, d)),
     Operator("$in", "list", lambda c, v, d: c.in_(v)),
     Operator("$notIn", "list", lambda c, v, d: c.not_in(v)),
     Operator("$contains", "scalar", _match("anywhere", False), strings_only=True),
