@@ -33,8 +33,8 @@ from urllib.parse import quote
 import httpx
 
 from bench.dataset import Dataset, build_dataset
-from bench.directus import _holds
-from bench.load import ensure_wrk, run_wrk
+from bench.directus import _holds, _time
+from bench.load import ensure_wrk
 from bench.scenarios import GRAPHQL_QUERY, Scenario, scenarios
 from bench.seed import seed
 from bench.serve_env import serve_env
@@ -80,19 +80,6 @@ async def _verified(server: Any, scenario: Scenario) -> httpx.Response:
     if problem is not None:
         raise RuntimeError(f"{server.name}, {scenario.key}: {problem}")
     return response
-
-
-async def _time(server: Any, scenario: Scenario, seconds: int, connections: int) -> dict:
-    await asyncio.to_thread(run_wrk, server.base_url, server.token, scenario, 2, connections)
-    result = await asyncio.to_thread(
-        run_wrk, server.base_url, server.token, scenario, seconds, connections
-    )
-    return {
-        "rps": round(result.requests_per_second, 1),
-        "p50_ms": round(result.p50_ms, 2),
-        "p99_ms": round(result.p99_ms, 2),
-        "errors": result.errors,
-    }
 
 
 async def _counters(server: ContentapiServer, asks: int = 40) -> dict[str, int]:
