@@ -24,6 +24,7 @@ import sys
 
 import uvicorn
 
+from contentapi.access_log import logging_config
 from contentapi.heartbeat import send_beat
 from contentapi.listening import AddressError, bind
 from contentapi.memory import limit_arenas, trim_when_idle
@@ -81,6 +82,7 @@ def run_worker(
         host=host,
         port=port,
         log_level="info",
+        log_config=logging_config(),  # uvicorn's, with a cheaper access formatter
         # Forwarded headers are the app's to read, from CONTENTAPI_TRUSTED_PROXIES only:
         # uvicorn's default trusts them from 127.0.0.1, so any local client could pick the
         # address the rate limit counts it under.
