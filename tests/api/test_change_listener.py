@@ -83,3 +83,26 @@ async def test_caught_up_means_every_earlier_commit_was_dispatched(backend):
         await tool.close()
         await listener.stop()
     assert not await listener.caught_up()
+
+
+async def test_reads_ready_in_the_same_turn_share_one_mark(backend):
+    """A read that becomes ready one loop turn after the read that opened a round (requests of
+    the same burst) joins that round: one mark for both, not a round trip each."""
+    if backend != "postgres":
+        pytest.skip("LISTEN/NOTIFY is PostgreSQL's")
+    listener = ChangeListener(POSTGRES_ADMIN_URL, retry_seconds=0.05)
+    await listener.start()
+    try:
+        assert await listener.caught_up()
+        first_mark = next(listener._mark_numbers)
+
+        async def a_turn_later() -> bool:
+            await asyncio.sleep(0)
+            return await listener.caught_up()
+
+        opening = asyncio.create_task(listener.caught_up())
+        later = [asyncio.create_task(a_turn_later()) for _ in range(5)]
+        assert all(await asyncio.gather(opening, *later))
+        assert next(listener._mark_numbers) - first_mark - 1 == 1
+    finally:
+        await listener.stop()
