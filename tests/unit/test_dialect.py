@@ -3,6 +3,7 @@ which database it talks to."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from datetime import date, datetime
@@ -164,6 +165,30 @@ def test_other_range_operands_stay_parameters(column: str, value: Any) -> None:
     target = _numbers.c[column]
     assert PostgreSQL().range_operand(target, value) is value
     assert SQLite().range_operand(target, 7) == 7
+
+
+def test_decimals_are_compared_as_decimals_on_postgresql() -> None:
+    """``$eq``/``$ne`` and ``$in``/``$notIn`` of a decimal column bind ``NUMERIC`` on
+    PostgreSQL — a Python float would be typed ``FLOAT``, casting the column (no index serves
+    it, and the comparison would be a float's); other columns and SQLite keep the value."""
+    chosen, dialect = asyncpg.dialect(), PostgreSQL()
+    price, score = _numbers.c.price, _numbers.c.score
+
+    def sql(condition: Any) -> str:
+        compiled = select(_numbers.c.count).where(condition).compile(dialect=chosen)
+        return str(compiled.string)
+
+    assert sql(price == dialect.comparand(price, 8.25)).endswith("numbers.price = $1::NUMERIC")
+    assert sql(price == 8.25).endswith("numbers.price = $1::FLOAT")  # what it would be
+    listed = sql(price.in_(dialect.comparands(price, [8.25, 1e30])))
+    assert listed.endswith("numbers.price IN (__[POSTCOMPILE_param_1])"), listed
+    assert dialect.comparands(price, [8.25, 1e30]).value == [Decimal("8.25"), Decimal("1e+30")]
+    assert dialect.comparands(price, [8.25, None]) == [8.25, None]
+    assert dialect.comparand(price, True) is True
+    assert math.isnan(dialect.comparand(price, float("nan")))
+    assert dialect.comparand(score, 8.25) == 8.25
+    assert SQLite().comparand(price, 8.25) == 8.25
+    assert SQLite().comparands(price, [8.25]) == [8.25]
 
 
 def test_id_lists_are_one_array_parameter_on_postgresql() -> None:

@@ -192,6 +192,16 @@ class Dialect(ABC):
         ``$between``) of ``column``: a parameter, unless the database plans better without."""
         return value
 
+    def comparand(self, column: Column, value: Any) -> Any:
+        """The operand of an equality (``$eq``, ``$ne``) of ``column``: the value as it is,
+        unless the database would compare it as another type than the column's."""
+        return value
+
+    def comparands(self, column: Column, values: Sequence[Any]) -> Any:
+        """The list of ``$in`` / ``$notIn`` (or ``$eq`` given a list) of ``column``, as
+        ``comparand`` treats one value."""
+        return values
+
 
 class SQLite(Dialect):
     """A local file: writers take turns (``BEGIN IMMEDIATE``), so locks are no-ops; what
@@ -419,6 +429,21 @@ class PostgreSQL(Dialect):
             return bindparam(None, value, column.type, literal_execute=True)
         return value
 
+    def comparand(self, column: Column, value: Any) -> Any:
+        # A decimal column compared with a float parameter is cast to double precision
+        # (SQLAlchemy types a Python float ``FLOAT`` against ``numeric``): no index on it
+        # serves `price = $1::FLOAT`, and the comparison is a float's where Strapi's is
+        # the decimal's. A ``NUMERIC`` parameter keeps both (docs/benchmarks.md).
+        if _exact_decimal(column.type, value):
+            return bindparam(None, Decimal(repr(value)), Numeric())
+        return value
+
+    def comparands(self, column: Column, values: Sequence[Any]) -> Any:
+        if values and all(_exact_decimal(column.type, value) for value in values):
+            exact = [Decimal(repr(value)) for value in values]
+            return bindparam(None, exact, Numeric(), expanding=True)
+        return values
+
     def lower(self, column: Column) -> Column:
         return func.lower(column)
 
@@ -466,6 +491,15 @@ def dialect_named(name: str) -> Dialect:
 def dialect_of(conn: AsyncConnection | Connection) -> Dialect:
     """The dialect ``conn`` speaks."""
     return _DIALECTS[conn.dialect.name]
+
+
+def _exact_decimal(kind: Any, value: Any) -> bool:
+    """Whether ``value`` is a number compared with a column of type ``kind`` that holds exact
+    decimals (``numeric``, not ``double precision``)."""
+    affinity = getattr(kind, "_type_affinity", None)
+    if affinity is None or not issubclass(affinity, Numeric) or issubclass(affinity, Float):
+        return False
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _renders_literally(kind: Any, value: Any) -> bool:

@@ -66,16 +66,16 @@ def _eq(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool
     if value is None:
         return column.is_(None)
     if isinstance(value, list | tuple):  # Strapi: `$eq` with an array means `$in`
-        return column.in_(value)
-    return column == value
+        return column.in_(dialect.comparands(column, value))
+    return column == dialect.comparand(column, value)
 
 
 def _ne(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
     if value is None:
         return column.is_not(None)
     if isinstance(value, list | tuple):
-        return column.not_in(value)
-    return column != value
+        return column.not_in(dialect.comparands(column, value))
+    return column != dialect.comparand(column, value)
 
 
 def _eqi(column: Column[Any], value: Any, dialect: Dialect) -> ColumnElement[bool]:
@@ -117,8 +117,8 @@ _OPERATORS = [
     Operator("$lte", "scalar", lambda c, v, d: c <= _bound(c, v, d)),
     Operator("$gt", "scalar", lambda c, v, d: c > _bound(c, v, d)),
     Operator("$gte", "scalar", lambda c, v, d: c >= _bound(c, v, d)),
-    Operator("$in", "list", lambda c, v, d: c.in_(v)),
-    Operator("$notIn", "list", lambda c, v, d: c.not_in(v)),
+    Operator("$in", "list", lambda c, v, d: c.in_(d.comparands(c, v))),
+    Operator("$notIn", "list", lambda c, v, d: c.not_in(d.comparands(c, v))),
     Operator("$contains", "scalar", _match("anywhere", False), strings_only=True),
     Operator("$notContains", "scalar", _negate(_match("anywhere", False)), strings_only=True),
     Operator("$containsi", "scalar", _match("anywhere", True), strings_only=True),
