@@ -3,9 +3,10 @@
 uvicorn writes a line per request through ``logging``
 (``INFO:     127.0.0.1:51234 - "GET /api/books HTTP/1.1" 200 OK``). Its formatter copies every
 record twice (once for the request line, once for the coloured level) and builds an
-``HTTPStatus`` for the phrase: some 14 µs a line on an idle machine, a tenth of what a worker spends on a
-cached read (py-spy under ``bench.cached``, 2026-11-27). ``AccessFormatter`` writes the same
-line, colours on a terminal included, from the record itself and phrases looked up once.
+``HTTPStatus`` for the phrase: some 14 µs a line on an idle machine, a tenth of what a worker
+spends on a cached read (py-spy under ``bench.cached``, 2026-11-27). ``AccessFormatter`` writes
+the same line, colours on a terminal included, from the record itself and phrases looked up
+once.
 
 ``logging_config()`` is uvicorn's own logging configuration with this formatter for the
 access lines (``worker.py`` hands it to uvicorn).
