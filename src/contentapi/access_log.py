@@ -18,6 +18,7 @@ import copy
 import logging
 from typing import Any
 
+from uvicorn._ansi import style
 from uvicorn.config import LOGGING_CONFIG
 from uvicorn.logging import AccessFormatter as UvicornAccessFormatter
 
@@ -54,19 +55,13 @@ class AccessFormatter(UvicornAccessFormatter):
         client_addr, method, full_path, http_version, status_code = record.args  # type: ignore[misc]
         request_line = f"{method} {full_path} HTTP/{http_version}"
         if self.use_colors:
-            request_line = _bold(request_line)
+            request_line = style(request_line, bold=True)  # uvicorn's own colouring
         fields = record.__dict__
         fields["client_addr"] = client_addr
         fields["request_line"] = request_line
         fields["status_code"] = self.get_status_code(int(status_code))  # type: ignore[arg-type]
         fields["levelprefix"] = self._level_prefix(record)
         return self._style.format(record)
-
-
-def _bold(text: str) -> str:
-    from uvicorn._ansi import style  # uvicorn's own colouring, only on a terminal
-
-    return style(text, bold=True)
 
 
 def logging_config() -> dict[str, Any]:

@@ -435,12 +435,12 @@ class PostgreSQL(Dialect):
         # serves `price = $1::FLOAT`, and the comparison is a float's where Strapi's is
         # the decimal's. A ``NUMERIC`` parameter keeps both (docs/benchmarks.md).
         if _exact_decimal(column.type, value):
-            return bindparam(None, Decimal(repr(value)), Numeric())
+            return bindparam(None, _decimal(value), Numeric())
         return value
 
     def comparands(self, column: Column, values: Sequence[Any]) -> Any:
         if values and all(_exact_decimal(column.type, value) for value in values):
-            exact = [Decimal(repr(value)) for value in values]
+            exact = [_decimal(value) for value in values]
             return bindparam(None, exact, Numeric(), expanding=True)
         return values
 
@@ -500,6 +500,12 @@ def _exact_decimal(kind: Any, value: Any) -> bool:
     if affinity is None or not issubclass(affinity, Numeric) or issubclass(affinity, Float):
         return False
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _decimal(value: int | float) -> Decimal:
+    """The decimal a filter's number reads as (its shortest text: ``8.25``, not the float's
+    binary expansion)."""
+    return Decimal(repr(value))
 
 
 def _renders_literally(kind: Any, value: Any) -> bool:
