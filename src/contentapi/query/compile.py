@@ -108,12 +108,17 @@ class Compiler:
     ) -> ColumnElement[bool]:
         """Rows a read may see: published ones in ``live``; one locale when localized."""
         conditions: list[ColumnElement[bool]] = []
-        if content_type.draft_and_publish and publication_state == "live":
+        if self.hides_drafts(content_type, publication_state):
             conditions.append(table.c.published_at.is_not(None))
         wanted = default_locale if locale is None else locale
         if content_type.localized and locale != "all" and wanted is not None:
             conditions.append(table.c.locale == wanted)
         return and_(true(), *conditions)
+
+    @staticmethod
+    def hides_drafts(content_type: ContentType, publication_state: str) -> bool:
+        """Whether a read in ``publication_state`` sees only the published rows."""
+        return content_type.draft_and_publish and publication_state == "live"
 
     # ------------------------------------------------------------ filters
 

@@ -240,6 +240,34 @@ async def test_drafts_are_left_out_of_populated_relations_unless_preview(api):
     assert body["data"]["attributes"]["articles"] == {"data": {"attributes": {"count": 4}}}
 
 
+async def test_a_count_asks_nothing_of_the_related_entries_reads_the_links_alone(
+    seeded, statements
+):
+    """Categories have no drafts: counting them needs only the link rows (counts.py)."""
+    async with statements.recording() as recorded:
+        response = await seeded.client.get(
+            "/api/articles/3?populate[categories][count]=true",
+            headers={"Authorization": "Bearer test-admin-token"},
+        )
+    assert response.status_code == 200
+    assert response.json()["data"]["attributes"]["categories"] == {
+        "data": {"attributes": {"count": 3}}
+    }
+    (counted,) = [s for s in recorded if "count(" in s.lower() and "group by" in s.lower()]
+    assert "categories." not in counted and "articles_categories_links" in counted
+    async with statements.recording() as recorded:  # a filter reads the entries: joined
+        response = await seeded.client.get(
+            "/api/articles/3?populate[categories][count]=true"
+            "&populate[categories][filters][name][$eq]=Life",
+            headers={"Authorization": "Bearer test-admin-token"},
+        )
+    assert response.json()["data"]["attributes"]["categories"] == {
+        "data": {"attributes": {"count": 1}}
+    }
+    (counted,) = [s for s in recorded if "count(" in s.lower() and "group by" in s.lower()]
+    assert "categories.name" in counted
+
+
 async def test_list_populate_shapes_match_single(api):
     _, listed = await api("/api/articles?populate=*&filters[id]=1")
     _, single = await api("/api/articles/1?populate=*")

@@ -3,6 +3,12 @@
 One grouped statement per counted relation and level, on the same join and conditions as
 reading the relation (``RelationReader._relation_parts``); each entry gets a
 ``RelationCount``, which the serializer writes as ``{"count": n}``.
+
+Where nothing is asked of the related entries (no ``filters``, no drafts to leave out), the
+statement counts the link rows alone: a link's target column is a foreign key with
+``ON DELETE CASCADE``, so each link row stands for one existing entry. PostgreSQL then reads
+the link table's index on the parent column only, where joining the entries hashed every
+related id (``populate[books][count]=true`` on two publishers: 1.1 ms → about 0.1 ms).
 """
 
 from __future__ import annotations
@@ -32,11 +38,12 @@ class CountReader(RelationReader):
         publication_state = node.publication_state or level.publication_state
         parts = self._relation_parts(level.model, name, node, publication_state)
         parent = parts.parent
+        if node.filters is None and not self.compiler.hides_drafts(parts.target, publication_state):
+            source, conditions = parent.table, [self.compiler.sql.among(parent)]
+        else:
+            source, conditions = parts.source, parts.conditions
         counted = (
-            select(parent, func.count())
-            .select_from(parts.source)
-            .where(*parts.conditions)
-            .group_by(parent)
+            select(parent, func.count()).select_from(source).where(*conditions).group_by(parent)
         )
         found = await level.conn.execute(counted, {"ids": level.ids})
         totals: dict[int, int] = {int(p): int(n) for p, n in found.all()}
