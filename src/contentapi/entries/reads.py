@@ -9,6 +9,13 @@ of list queries (by shape and values) and the one-entry statements (by type, fie
 the id bound), so a repeated request skips building them and SQLAlchemy's cache-key walk. The
 writes read their answers back through the same one-entry statements.
 
+A page sorted on a column of the entry that no index serves (``sort=createdAt``,
+``sort=summary:desc``) is found on the ids first: ``WHERE id IN (SELECT id … ORDER BY … LIMIT
+… OFFSET …)``, then the page's rows are read by their ids and put in the same order. PostgreSQL
+reads every row either way, but projecting and sorting only the ids and the sort keys costs
+less than carrying every selected column through the sort: at 5,000 books, sorted on
+``createdAt`` for 3 rows, 1.15 → 0.75 ms (``Compiler.sorts_unindexed``).
+
 A localized type read without ``locale`` is held to the database's default locale, which may
 change while the server runs (``contentapi locales default``): it comes from the locale cache
 (``db/locales.py``) and is part of the page statements' key.
@@ -19,7 +26,7 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, bindparam, func, select
+from sqlalchemy import ColumnElement, FromClause, Select, and_, bindparam, func, select
 
 from contentapi.caching import ENTRY_STATEMENTS, PAGE_STATEMENTS, BoundedCache
 from contentapi.db.async_engine import AsyncConnection
@@ -94,11 +101,17 @@ class EntryReads:
         return (await self.locales.current(conn)).default
 
     def where(
-        self, content_type: ContentType, query: ReadQuery, default_locale: str | None
+        self,
+        content_type: ContentType,
+        query: ReadQuery,
+        default_locale: str | None,
+        table: FromClause | None = None,
     ) -> ColumnElement[bool]:
         """What a query may see: its publication state and locale (``default_locale`` when it
-        names none), then its filters (single types find their entry with it too)."""
-        table = self.tables.entity(content_type.uid)
+        names none), then its filters (single types find their entry with it too); on the
+        type's table, or on ``table`` (an alias of it)."""
+        if table is None:
+            table = self.tables.entity(content_type.uid)
         return and_(
             self.compiler.visible(
                 content_type, table, query.publication_state, query.locale, default_locale
@@ -163,11 +176,31 @@ class EntryReads:
         table = self.tables.entity(content_type.uid)
         where = self.where(content_type, query, default_locale)
         statement, columns = self.selection(content_type, query)
-        statement = (
-            self.compiler.sorted_page(statement.where(where), content_type, table, query.sort)
-            .limit(query.pagination.limit)
-            .offset(query.pagination.offset)
-        )
+        limit, offset = query.pagination.limit, query.pagination.offset
+        if limit is not None and self.compiler.sorts_unindexed(content_type, query.sort):
+            # the page's ids first, sorted on the ids and sort keys alone (module doc)
+            inner = table.alias()
+            ids = (
+                self.compiler.sorted_page(
+                    select(inner.c.id).where(
+                        self.where(content_type, query, default_locale, inner)
+                    ),
+                    content_type,
+                    inner,
+                    query.sort,
+                )
+                .limit(limit)
+                .offset(offset)
+            )
+            statement = self.compiler.sorted_page(
+                statement.where(table.c.id.in_(ids)), content_type, table, query.sort
+            )
+        else:
+            statement = (
+                self.compiler.sorted_page(statement.where(where), content_type, table, query.sort)
+                .limit(limit)
+                .offset(offset)
+            )
         count = select(func.count()).select_from(table).where(where)
         # the count does not depend on the page: its key leaves limit and offset out
         built = (statement, columns, count, None if key is None else key[:-2])

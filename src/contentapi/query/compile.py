@@ -213,6 +213,23 @@ class Compiler:
                 terms += self.sort_terms(model, table, [key])
         return statement.order_by(*terms, table.c.id.asc())
 
+    @staticmethod
+    def sorts_unindexed(model: Model, keys: Sequence[SortKey]) -> bool:
+        """Whether ``keys`` sort on columns of the row itself, the first of which no index
+        serves: such a page is best found on the ids alone (``entries/reads.py``). A first
+        key with an index is read in the index's order, a few rows, and a key through a
+        relation is its own sub-query: neither gains from it."""
+        if not keys or any(key.path for key in keys):
+            return False
+        first = keys[0].column
+        if first == "id":
+            return False
+        for attribute in model.scalars():
+            if attribute.column == first and (attribute.indexed or attribute.type == "uid"):
+                return False
+        indexes = model.indexes if isinstance(model, ContentType) else ()
+        return not any(index[0] == first for index in indexes)
+
     def _to_one_path(self, model: Model, path: Sequence[str]) -> bool:
         """Whether every step of ``path`` is a to-one relation."""
         current: Model = model

@@ -212,3 +212,37 @@ async def test_fields_select_attributes_and_id_is_always_there(api, query, expec
 async def test_sorting_is_byte_order_on_both_backends(ids):
     # '1' < 'H' < 'Z' < 'h' < 's': the same on SQLite and PostgreSQL (COLLATE "C").
     assert await ids("sort=title&fields[0]=title") == [3, 1, 6, 2, 4]
+
+
+async def _page_statement(seeded, statements, query: str) -> str:
+    async with statements.recording() as recorded:
+        response = await seeded.client.get(
+            f"/api/articles?{query}", headers={"Authorization": "Bearer test-admin-token"}
+        )
+    assert response.status_code == 200
+    (page,) = [s for s in recorded if s.lstrip().upper().startswith("SELECT ARTICLES.ID")]
+    return " ".join(page.split())
+
+
+@pytest.mark.parametrize(
+    ("query", "ids_first"),
+    [
+        ("sort=summary:desc&pagination[start]=1&pagination[limit]=2", True),  # no index
+        ("sort=createdAt&filters[title][$contains]=o", True),
+        ("sort=slug", False),  # a uid: its unique index serves the order
+        ("sort=id:desc", False),
+        ("sort=author.name", False),  # through a relation: joined, not narrowed
+        ("", False),
+    ],
+)
+async def test_a_page_sorted_on_no_index_is_found_on_its_ids_first(
+    seeded, statements, ids, query, ids_first
+):
+    """entries/reads.py: the ids and sort keys are sorted, then the page's rows are read."""
+    page = await _page_statement(seeded, statements, query)
+    assert ("articles.id IN (SELECT articles_1.id" in page) is ids_first, page
+    if ids_first:  # the same rows, in the same order, as the whole list's slice
+        start = 1 if "start" in query else 0
+        whole = query.replace("&pagination[start]=1&pagination[limit]=2", "")
+        expected = await ids(whole)
+        assert await ids(query) == (expected[1:3] if start else expected)
