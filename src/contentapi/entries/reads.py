@@ -176,30 +176,18 @@ class EntryReads:
         table = self.tables.entity(content_type.uid)
         where = self.where(content_type, query, default_locale)
         statement, columns = self.selection(content_type, query)
-        limit, offset = query.pagination.limit, query.pagination.offset
-        if limit is not None and self.compiler.sorts_unindexed(content_type, query.sort):
-            # the page's ids first, sorted on the ids and sort keys alone (module doc)
-            inner = table.alias()
-            ids = (
-                self.compiler.sorted_page(
-                    select(inner.c.id).where(
-                        self.where(content_type, query, default_locale, inner)
-                    ),
-                    content_type,
-                    inner,
-                    query.sort,
-                )
-                .limit(limit)
-                .offset(offset)
+        if query.pagination.limit is not None and self.compiler.sorts_unindexed(
+            content_type, query.sort
+        ):
+            statement = statement.where(
+                table.c.id.in_(self._page_ids(content_type, query, default_locale))
             )
-            statement = self.compiler.sorted_page(
-                statement.where(table.c.id.in_(ids)), content_type, table, query.sort
-            )
+            statement = self.compiler.sorted_page(statement, content_type, table, query.sort)
         else:
             statement = (
                 self.compiler.sorted_page(statement.where(where), content_type, table, query.sort)
-                .limit(limit)
-                .offset(offset)
+                .limit(query.pagination.limit)
+                .offset(query.pagination.offset)
             )
         count = select(func.count()).select_from(table).where(where)
         # the count does not depend on the page: its key leaves limit and offset out
@@ -207,6 +195,21 @@ class EntryReads:
         if key is not None:
             self._pages.put(key, built)
         return built
+
+    def _page_ids(
+        self, content_type: ContentType, query: ReadQuery, default_locale: str | None
+    ) -> Select[Any]:
+        """The ids of a query's page, sorted on the ids and sort keys alone (module doc), on
+        an alias of the type's table so that the page statement can select by them."""
+        inner = self.tables.entity(content_type.uid).alias()
+        where = self.where(content_type, query, default_locale, inner)
+        return (
+            self.compiler.sorted_page(
+                select(inner.c.id).where(where), content_type, inner, query.sort
+            )
+            .limit(query.pagination.limit)
+            .offset(query.pagination.offset)
+        )
 
     async def find_many(self, uid: str, query: ReadQuery) -> Page:
         """A page of entries: filtered, sorted, paginated, with fields and populate."""
