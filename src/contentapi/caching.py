@@ -36,6 +36,7 @@ __all__ = [
     "RELATION_STATEMENTS",
     "SIZES",
     "TIMESTAMP_TEXTS",
+    "UPDATE_STATEMENTS",
     "BoundedCache",
     "InvalidatedCache",
 ]
@@ -66,6 +67,9 @@ PAGE_STATEMENTS: Final = 512
 #: built one-entry statements by type, fields and state: a handful per type
 #: (``entries/reads.py``)
 ENTRY_STATEMENTS: Final = 1024
+#: built ``UPDATE … RETURNING`` statements of entries by type, columns written, answer and
+#: relations checked (``entries/writer.py``): a front end's forms write a few shapes each
+UPDATE_STATEMENTS: Final = 512
 #: statements compiled for asyncpg, by the built statement (``db/driver.py``): the callers above
 #: keep their statements, so this holds as many as they do together, with room
 COMPILED_STATEMENTS: Final = 4096
@@ -88,6 +92,7 @@ SIZES: Final[dict[str, int]] = {
     "RELATION_STATEMENTS": RELATION_STATEMENTS,
     "PAGE_STATEMENTS": PAGE_STATEMENTS,
     "ENTRY_STATEMENTS": ENTRY_STATEMENTS,
+    "UPDATE_STATEMENTS": UPDATE_STATEMENTS,
     "COMPILED_STATEMENTS": COMPILED_STATEMENTS,
     "PARSED_QUERIES": PARSED_QUERIES,
     "JSON_TEXTS": JSON_TEXTS,

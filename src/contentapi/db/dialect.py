@@ -26,6 +26,7 @@ from sqlalchemy import (
     ARRAY,
     ColumnElement,
     Connection,
+    Executable,
     Float,
     Integer,
     LargeBinary,
@@ -85,6 +86,10 @@ class Dialect(ABC):
     #: an index added to an existing table is built after the sync's transaction, without
     #: holding the table's writes (``CREATE INDEX CONCURRENTLY``, ``db/sync.py``)
     builds_indexes_concurrently: ClassVar[bool]
+    #: takes a transaction-scoped lock per ``(table_key, target)`` of ``targets`` (sorted and
+    #: distinct, so two transactions never wait for each other in a circle); ``None`` where
+    #: writers already take turns (``entries/relation_store.py``)
+    target_locks: ClassVar[Executable | None]
 
     # ------------------------------------------------------------ engine
 
@@ -122,13 +127,6 @@ class Dialect(ABC):
     async def follow_ids(self, conn: AsyncConnection, table: Table) -> None:
         """After rows were written with their own ids (an import), the next id generated for
         ``table`` follows the largest one."""
-
-    @abstractmethod
-    async def lock_each(
-        self, conn: AsyncConnection, table_key: int, targets: Sequence[int]
-    ) -> None:
-        """``lock`` per ``(table_key, target)``; ``targets`` sorted and distinct, so two
-        transactions never wait for each other in a circle."""
 
     @abstractmethod
     def lock_schema(self, connection: Connection, key: int) -> None:
@@ -183,8 +181,10 @@ class Dialect(ABC):
         return self.extreme(column, descending)
 
     @abstractmethod
-    def among(self, column: Column, values: Sequence[Any] | None = None) -> Column:
-        """``column IN values``; without ``values`` a parameter named ``ids``, bound when the
+    def among(
+        self, column: Column, values: Sequence[Any] | None = None, *, name: str = "ids"
+    ) -> Column:
+        """``column IN values``; without ``values`` a parameter ``name``, bound when the
         statement runs."""
 
     def range_operand(self, column: Column, value: Any) -> Any:
@@ -211,6 +211,7 @@ class SQLite(Dialect):
     builds_indexes_concurrently = False
     local_file = True
     has_arrays = False
+    target_locks = None  # writers already run one at a time (BEGIN IMMEDIATE)
     json_rows = False
     notifies = False
     reads_in_autocommit = False
@@ -262,11 +263,6 @@ class SQLite(Dialect):
     async def follow_ids(self, conn: AsyncConnection, table: Table) -> None:
         return None  # SQLite's next rowid is already the largest one plus one
 
-    async def lock_each(
-        self, conn: AsyncConnection, table_key: int, targets: Sequence[int]
-    ) -> None:
-        return None
-
     async def vacuum(self, conn: AsyncConnection, tables: Sequence[Table]) -> None:
         """Nothing: SQLite keeps no dead row versions (a deleted row's page is reused)."""
 
@@ -307,9 +303,11 @@ class SQLite(Dialect):
     def json_text(self, column: Column) -> Column:
         return getattr(func, SQLITE_JSONB_OUT)(column, type_=Text)
 
-    def among(self, column: Column, values: Sequence[Any] | None = None) -> Column:
+    def among(
+        self, column: Column, values: Sequence[Any] | None = None, *, name: str = "ids"
+    ) -> Column:
         if values is None:
-            return column.in_(bindparam("ids", expanding=True))
+            return column.in_(bindparam(name, expanding=True))
         return column.in_(list(values))
 
 
@@ -320,6 +318,7 @@ class PostgreSQL(Dialect):
     builds_indexes_concurrently = True
     local_file = False
     has_arrays = True
+    target_locks = _LOCK_TARGETS
     json_rows = True
     notifies = True
     reads_in_autocommit = True
@@ -390,11 +389,6 @@ class PostgreSQL(Dialect):
             ),
             {"table": f'"{table.name}"'},
         )
-
-    async def lock_each(
-        self, conn: AsyncConnection, table_key: int, targets: Sequence[int]
-    ) -> None:
-        await conn.execute(_LOCK_TARGETS, {"table_key": table_key, "targets": list(targets)})
 
     def lock_schema(self, connection: Connection, key: int) -> None:
         # Migrations and index builds on a large table (and waiting for another process's)
@@ -471,12 +465,14 @@ class PostgreSQL(Dialect):
         # no min/max(boolean): `bool_and` is the minimum (false < true), `bool_or` the maximum
         return func.bool_or(column) if descending else func.bool_and(column)
 
-    def among(self, column: Column, values: Sequence[Any] | None = None) -> Column:
+    def among(
+        self, column: Column, values: Sequence[Any] | None = None, *, name: str = "ids"
+    ) -> Column:
         # `= ANY($1::INTEGER[])`: one statement text whatever the number of values, so
         # asyncpg's prepared statement is reused, SQLAlchemy renders no expanding parameter
         # per call, and the statement can run straight on the driver (``db/driver.py``)
         if values is None:
-            return column == any_(bindparam("ids", type_=ARRAY(column.type)))
+            return column == any_(bindparam(name, type_=ARRAY(column.type)))
         return column == any_(bindparam(None, list(values), type_=ARRAY(column.type)))
 
 

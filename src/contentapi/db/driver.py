@@ -12,9 +12,10 @@ its bind and result processors: the same ones SQLAlchemy would apply) and then r
 connection's asyncpg connection, through the prepared statement SQLAlchemy's adapter keeps
 for that SQL — so no extra PREPARE round trip and one cache for both paths. It does so for
 connections in autocommit (``Database.read()`` on PostgreSQL) and inside a transaction
-SQLAlchemy has begun (the read-back of a write). Before that transaction has begun, on
-SQLite, for a statement SQLAlchemy would have to render per call (an expanding ``IN``), and
-after any error, the ordinary path runs, so errors are raised, translated and the pool
+SQLAlchemy has begun (a write's statements): where the driver has not sent its ``BEGIN`` yet
+it is sent first, as SQLAlchemy's adapter does before its own first statement. On SQLite, for
+a statement SQLAlchemy would have to render per call (an expanding ``IN``), and after any
+error, the ordinary path runs, so errors are raised, translated and the pool
 invalidated as before. Statements are counted like every other (``StatementCounter``).
 """
 
@@ -103,10 +104,13 @@ class KeptStatements:
         compiled = self._ready(statement) if self.enabled else None
         if compiled is not None:
             adapted = conn.sync_connection.connection.dbapi_connection  # type: ignore[union-attr]
-            in_transaction = getattr(adapted, "_transaction", None) is not None
-            if in_transaction or getattr(adapted, "isolation_level", None) == "autocommit":
+            autocommit = getattr(adapted, "isolation_level", None) == "autocommit"
+            # SQLAlchemy has begun a transaction the driver has not: the adapter sends BEGIN
+            # with its first statement, so a write's first statement may be a kept one
+            in_transaction = not autocommit and conn.in_transaction()
+            if in_transaction or autocommit:
                 try:
-                    rows = await self._run(adapted, compiled, parameters or {})
+                    rows = await self._run(adapted, compiled, parameters or {}, in_transaction)
                 except Exception as error:  # the ordinary path raises it as SQLAlchemy would
                     self.fallbacks += 1
                     if in_transaction:  # there the second try fails as "transaction aborted"
@@ -173,7 +177,11 @@ class KeptStatements:
         )
 
     async def _run(
-        self, adapted: Any, compiled: _Compiled, parameters: Mapping[str, Any]
+        self,
+        adapted: Any,
+        compiled: _Compiled,
+        parameters: Mapping[str, Any],
+        in_transaction: bool = False,
     ) -> Sequence[Sequence[Any]]:
         values = compiled.compiled.construct_params(parameters)
         processors = compiled.bind_processors
@@ -183,6 +191,8 @@ class KeptStatements:
         ]
         StatementCounter.record(compiled.sql, tuple(arguments))
         async with adapted._execute_mutex:
+            if in_transaction and adapted._transaction is None:
+                await adapted._start_transaction()  # BEGIN, as the adapter's own execute does
             prepared, attributes = await adapted._prepare(
                 compiled.sql,
                 self.dialect._invalidate_schema_cache_asof,  # type: ignore[attr-defined]
@@ -214,6 +224,9 @@ class KeptStatements:
         except KeyError:
             pass
         columns = compiled.compiled._result_columns
+        if not columns:  # a textual statement: its rows as the driver gives them
+            self._results[key] = None
+            return None
         processors = tuple(
             column.type._cached_result_processor(self.dialect, oid)
             for column, oid in zip(columns, oids, strict=True)

@@ -73,21 +73,24 @@ class RelationReads:
 
     def target_reads(
         self, model: Model, write: ModelWrite
-    ) -> list[tuple[RelationAttribute, RelationWrite, Any]]:
-        """Per relation write that references targets: the ids among them that exist, as a
-        scalar subquery (an array, ``NULL`` for none) to return with the entry's ``UPDATE``."""
-        reads: list[tuple[RelationAttribute, RelationWrite, Any]] = []
+    ) -> list[tuple[RelationAttribute, RelationWrite, list[int]]]:
+        """The relation writes that reference targets, with the ids they reference: their
+        ``target_read``s return with the entry's ``UPDATE``."""
+        reads: list[tuple[RelationAttribute, RelationWrite, list[int]]] = []
         for name, relation in write.relations.items():
             attribute = model.attributes[name]
             assert isinstance(attribute, RelationAttribute)
             referenced = relation.referenced_ids()
-            if not referenced:
-                continue
-            target = self.tables.entity(attribute.target)
-            among = self.dialect.among(target.c.id, referenced)
-            existing = select(func.array_agg(target.c.id)).where(among).scalar_subquery()
-            reads.append((attribute, relation, existing.label(f"targets_{len(reads)}")))
+            if referenced:
+                reads.append((attribute, relation, list(referenced)))
         return reads
+
+    def target_read(self, attribute: RelationAttribute, name: str) -> Any:
+        """The ids among those bound as ``name`` that exist as targets of ``attribute``, as a
+        scalar subquery (an array, ``NULL`` for none)."""
+        target = self.tables.entity(attribute.target)
+        among = self.dialect.among(target.c.id, name=name)
+        return select(func.array_agg(target.c.id)).where(among).scalar_subquery().label(name)
 
     async def existing(
         self, conn: AsyncConnection, target: Table, ids: Sequence[int]

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import JSON, Table, null
 
-__all__ = ["row_values"]
+__all__ = ["json_nulls", "row_values"]
 
 
 @cache
@@ -31,3 +31,10 @@ def row_values(table: Table, columns: Mapping[str, Any]) -> dict[str, Any]:
         name: null() if value is None and name in json_columns else value
         for name, value in columns.items()
     }
+
+
+def json_nulls(table: Table, columns: Mapping[str, Any]) -> tuple[str, ...]:
+    """The JSON columns of ``columns`` set to ``None``: ``row_values`` writes them as SQL
+    ``NULL`` (a kept statement writes ``NULL`` for them, not a parameter)."""
+    json_columns = _json_columns(table)
+    return tuple(name for name, value in columns.items() if value is None and name in json_columns)

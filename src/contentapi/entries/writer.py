@@ -14,21 +14,22 @@ from __future__ import annotations
 import zlib
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import KW_ONLY, InitVar, dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
-from sqlalchemy import Column, and_, select
+from sqlalchemy import Column, and_, bindparam, null, select
 
+from contentapi.caching import UPDATE_STATEMENTS, BoundedCache
 from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.dialect import Dialect
 from contentapi.db.driver import KeptStatements
 from contentapi.db.tables import ContentTables
 from contentapi.entries.media_store import delete_media_of, store_media
 from contentapi.entries.messages import MESSAGES
-from contentapi.entries.relation_store import LinkRows, store_relation
+from contentapi.entries.relation_store import LinkRows, LinkStore
 from contentapi.entries.relation_targets import RelationReads, check_existing, fail
 from contentapi.entries.relations import PositionError, RelationWrite, apply_relation_write
-from contentapi.entries.row_values import row_values
+from contentapi.entries.row_values import json_nulls, row_values
 from contentapi.entries.write_plan import ComponentFieldWrite, ModelWrite, label
 from contentapi.errors import FieldError, NotFoundError, ValidationError
 from contentapi.schema.model import (
@@ -46,17 +47,24 @@ __all__ = ["Writer"]
 @dataclass(slots=True, eq=False)
 class Writer:
     """Stores write plans and deletes rows, for every model of the registry (a dataclass: it
-    holds what it is handed; ``kept`` only serves its ``RelationReads``)."""
+    holds what it is handed; its statements run through ``kept``)."""
 
     registry: Registry
     tables: ContentTables
     _: KW_ONLY
     dialect: Dialect
-    kept: InitVar[KeptStatements]
+    #: runs the kept statements of writes (``db/driver.py``)
+    kept: KeptStatements
     reads: RelationReads = field(init=False)
+    links: LinkStore = field(init=False)
+    #: ``UPDATE … RETURNING`` statements by shape (``_update_statement``)
+    _updates: BoundedCache[tuple[Any, ...], Any] = field(
+        init=False, default_factory=lambda: BoundedCache(UPDATE_STATEMENTS)
+    )
 
-    def __post_init__(self, kept: KeptStatements) -> None:
-        self.reads = RelationReads(self.tables, dialect=self.dialect, kept=kept)
+    def __post_init__(self) -> None:
+        self.reads = RelationReads(self.tables, dialect=self.dialect, kept=self.kept)
+        self.links = LinkStore(self.dialect, self.kept)
 
     async def lock(self, conn: AsyncConnection, name: str) -> None:
         """Serialise writers of ``name`` until the transaction ends (SQLite writes already are)."""
@@ -106,18 +114,20 @@ class Writer:
             # The targets are read by the UPDATE itself (a subquery per relation, evaluated
             # once the row is found): one round trip fewer, and still none under the lock.
             checks = self.reads.target_reads(model, write)
-            statement = table.update().where(table.c.id == row_id)
-            changed = statement.values(row_values(table, write.columns)).returning(
-                *answer, *(read for _, _, read in checks)
-            )
-            found = (await conn.execute(changed)).first()
-            if found is None:
+            statement = self._update_statement(model, write, answer, checks)
+            parameters: dict[str, Any] = {"row_id": row_id}
+            for name, value in write.columns.items():
+                parameters[f"value_{name}"] = value
+            for index, (_, _, referenced) in enumerate(checks):
+                parameters[f"targets_{index}"] = referenced
+            found = await self.kept.rows(conn, statement, parameters)
+            if not found:
                 return None  # 404 before any missing target, as Strapi answers
             for (attribute, relation, _), existing in zip(
-                checks, found[len(answer) :], strict=True
+                checks, found[0][len(answer) :], strict=True
             ):
                 check_existing(attribute, relation, existing or ())
-            row: Sequence[Any] | None = found[: len(answer)]
+            row: Sequence[Any] | None = found[0][: len(answer)]
         else:
             await self._check_targets(conn, model, row_id, write)
             if write.columns:
@@ -132,6 +142,45 @@ class Writer:
         await self.check_unique(conn, model, write, row_id)
         await self.apply_nested(conn, model, row_id, write, creating=False, targets_checked=True)
         return row
+
+    def _update_statement(
+        self,
+        model: Model,
+        write: ModelWrite,
+        answer: Sequence[Column[Any]],
+        checks: Sequence[tuple[RelationAttribute, RelationWrite, list[int]]],
+    ) -> Any:
+        """The ``UPDATE … RETURNING`` of one row of ``model`` writing ``write``'s columns,
+        returning ``answer`` and the targets that exist of each of ``checks``, with its values
+        as parameters (``row_id``, ``value_<column>``, ``targets_<n>``): built once per shape
+        and kept, so a write pays neither building nor compiling it."""
+        table = self.tables.entity(model.uid)
+        nulls = json_nulls(table, write.columns)  # written as SQL NULL: part of the shape
+        key = (
+            model.uid,
+            tuple(write.columns),
+            nulls,
+            tuple(column.key for column in answer),
+            tuple(attribute.name for attribute, _, _ in checks),
+        )
+        found = self._updates.get(key)
+        if found is not None:
+            return found
+        values = {
+            name: null() if name in nulls else bindparam(f"value_{name}", type_=table.c[name].type)
+            for name in write.columns
+        }
+        reads = [
+            self.reads.target_read(attribute, f"targets_{index}")
+            for index, (attribute, _, _) in enumerate(checks)
+        ]
+        statement = (
+            table.update()
+            .where(table.c.id == bindparam("row_id", type_=table.c.id.type))
+            .values(values)
+            .returning(*answer, *reads)
+        )
+        return self._updates.put(key, statement)
 
     async def apply_nested(
         self,
@@ -193,7 +242,7 @@ class Writer:
             final = apply_relation_write([row[0] for row in rows], write, to_one=link.source_to_one)
         except PositionError as problem:
             raise fail(problem.item.path, str(problem)) from problem
-        await store_relation(conn, table, link, row_id, final, rows)
+        await self.links.store(conn, table, link, row_id, final, rows)
 
     async def _store_components(
         self,

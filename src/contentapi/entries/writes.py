@@ -14,7 +14,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import DataError, IntegrityError
 
 from contentapi.auth.passwords import PasswordHasher
@@ -63,6 +63,8 @@ class EntryWrites(ReadsParts):
         self.turns = EntryTurns()
         #: how ``entry.publish``/``entry.unpublish`` read their entry
         self.publication_payloads = PublicationPayloads(self.registry)
+        #: an entry's ``published_at`` by id, per type (kept: ``db/driver.py``)
+        self._publication_states: dict[str, Any] = {}
 
     async def create(
         self, uid: str, data: Any, query: ReadQuery | None = None, *, publish: bool = True
@@ -287,14 +289,16 @@ class EntryWrites(ReadsParts):
 
     async def _publication_state(self, content_type: ContentType, entry_id: int) -> str | None:
         """``"draft"`` or ``"published"``; ``None`` when the entry does not exist."""
-        table = self.tables.entity(content_type.uid)
+        statement = self._publication_states.get(content_type.uid)
+        if statement is None:
+            table = self.tables.entity(content_type.uid)
+            chosen = select(table.c.published_at).where(table.c.id == bindparam("entry_id"))
+            statement = self._publication_states[content_type.uid] = chosen
         async with self.database.read() as conn:
-            row = (
-                await conn.execute(select(table.c.published_at).where(table.c.id == entry_id))
-            ).first()
-        if row is None:
+            rows = await self.database.kept.rows(conn, statement, {"entry_id": entry_id})
+        if not rows:
             return None
-        return "draft" if row.published_at is None else "published"
+        return "draft" if rows[0][0] is None else "published"
 
 
 async def hash_passwords(write: ModelWrite, hasher: PasswordHasher) -> None:

@@ -157,3 +157,71 @@ async def test_a_populated_read_runs_every_statement_on_the_driver(app, client, 
         event.remove(engine, "before_cursor_execute", record)
     assert again.status_code == 200
     assert through_sqlalchemy == []
+
+
+async def test_an_update_of_relations_runs_every_statement_on_the_driver(
+    app, client, admin, backend
+):
+    """Updates that set columns (a JSON one to null), connect and disconnect, and take a
+    one-owner target from another entry: after the first of each shape (which builds and
+    compiles its statements) not one statement goes through SQLAlchemy's execution — the
+    ``UPDATE … RETURNING``, the link rows' deletes, locks, reads and ``INSERT … unnest`` and
+    the event all run on the driver, and their effects are those of the ordinary path."""
+    if backend != "postgres":
+        pytest.skip("kept statements run through asyncpg on PostgreSQL only")
+    entries = app.runtime.entries
+    for name in ("one", "two", "three", "four"):
+        await entries.create("api::category.category", {"name": name, "slug": name})
+    for name in ("Ann", "Bob"):
+        await entries.create("api::author.author", {"name": name, "email": f"{name}@example.com"})
+    for title, author in (("first", 1), ("second", 1), ("third", 2)):
+        await entries.create(
+            "api::article.article", {"title": title, "categories": [1, 2], "author": author}
+        )
+    kept = app.runtime.database.kept
+    fallbacks = kept.fallbacks
+
+    def article(connect: int, disconnect: int) -> dict[str, Any]:
+        return {
+            "data": {
+                "title": f"now with {connect}",
+                "metadata": None,
+                "categories": {"connect": [connect], "disconnect": [disconnect]},
+            }
+        }
+
+    def author(connect: int) -> dict[str, Any]:
+        return {"data": {"articles": {"connect": [connect]}}}
+
+    assert (await client.put("/api/articles/1", json=article(3, 1), headers=admin)).is_success
+    assert (await client.put("/api/authors/1", json=author(2), headers=admin)).is_success
+    through_sqlalchemy: list[str] = []
+
+    def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        through_sqlalchemy.append(statement)
+
+    engine = app.runtime.database.engine.sync_engine
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        again = await client.put("/api/articles/1", json=article(4, 2), headers=admin)
+        # the third article is Bob's: connecting it to Ann takes it from him
+        taken = await client.put("/api/authors/1", json=author(3), headers=admin)
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+    assert again.status_code == 200, again.text
+    assert taken.status_code == 200, taken.text
+    assert through_sqlalchemy == []
+    assert kept.fallbacks == fallbacks
+    assert again.json()["data"]["attributes"]["title"] == "now with 4"
+
+    read = await client.get("/api/articles/1?populate[categories]=true", headers=admin)
+    assert [c["id"] for c in read.json()["data"]["attributes"]["categories"]["data"]] == [3, 4]
+    ann = await client.get("/api/authors/1?populate[articles]=true", headers=admin)
+    assert [a["id"] for a in ann.json()["data"]["attributes"]["articles"]["data"]] == [1, 2, 3]
+    bob = await client.get("/api/authors/2?populate[articles]=true", headers=admin)
+    assert bob.json()["data"]["attributes"]["articles"]["data"] == []
+    nulls = await client.get("/api/articles?filters[metadata][$null]=true", headers=admin)
+    assert 1 in [entry["id"] for entry in nulls.json()["data"]]
+    # the new links went to the end of each category's own list of articles
+    category = await client.get("/api/categories/4?populate[articles]=true", headers=admin)
+    assert [a["id"] for a in category.json()["data"]["attributes"]["articles"]["data"]] == [1]
