@@ -16,6 +16,12 @@ reads every row either way, but projecting and sorting only the ids and the sort
 less than carrying every selected column through the sort: at 5,000 books, sorted on
 ``createdAt`` for 3 rows, 1.15 → 0.75 ms (``Compiler.sorts_unindexed``).
 
+A list's total is known before its page (kept per worker, else counted first): a page that
+starts past it is empty without being read. PostgreSQL plans a page statement under ``LIMIT``
+for an early first match, so when nothing matches a filter through relations it probes every
+candidate: 10 ms a request for a page of publishers whose books' publisher's name matched
+nothing (``bench/results/random-queries.md``), now paid once per worker, by the count it keeps.
+
 A localized type read without ``locale`` is held to the database's default locale, which may
 change while the server runs (``contentapi locales default``): it comes from the locale cache
 (``db/locales.py``) and is part of the page statements' key.
@@ -232,14 +238,18 @@ class EntryReads:
             )
             if query.pagination.with_count and count_key is not None:
                 total = self.totals.get(count_key)
-            entries = await self.entries(
-                conn, content_type, statement, columns, query, kept=count_key is not None
-            )
             if query.pagination.with_count and total is None:
                 total = int((await conn.execute(count)).scalar_one())
                 # a replica's total is not kept: it may predate a change already heard
                 if count_key is not None and not on_replica(conn):
                     self.totals.put(count_key, total, generation)
+            if total is not None and total <= query.pagination.offset:
+                # the page starts past the last entry (a filter that matches nothing, a page
+                # beyond the end): nothing to read (module doc)
+                return Page([], total)
+            entries = await self.entries(
+                conn, content_type, statement, columns, query, kept=count_key is not None
+            )
             return Page(entries, total)
 
         return await self.database.read_replicated(read)

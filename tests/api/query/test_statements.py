@@ -110,3 +110,40 @@ async def test_a_sort_through_to_one_relations_joins_them(app, statements, backe
     page = next(s for s in many if "LIMIT" in s)
     assert "JOIN" not in page.split("ORDER BY")[0].split("WHERE")[0], page
     assert "min(" in page.lower(), page
+
+
+async def test_a_page_past_the_total_is_not_read(app, statements, backend):
+    """The total is known first (kept, or counted before the page): a page that starts past
+    it — a filter through relations that matches nothing, a page beyond the last — answers
+    empty without its page statement, with the same meta as a read page would have."""
+    await _seed(app, 3)
+    await heard_everything(app.runtime)
+    nothing = "filters[categories][articles][title][$notContainsi]=article"
+    queries = {
+        nothing: {"page": 1, "pageSize": 25, "pageCount": 0, "total": 0},
+        "pagination[pageSize]=2&pagination[page]=3": {
+            "page": 3,
+            "pageSize": 2,
+            "pageCount": 2,
+            "total": 3,
+        },
+        "pagination[start]=3&pagination[limit]=1": {"start": 3, "limit": 1, "total": 3},
+    }
+    for query, meta in queries.items():
+        app.runtime.entries.totals.clear()
+        for _ in range(2):  # counted, then (PostgreSQL) the kept total
+            async with statements.recording() as recorded:
+                response = await app.client.get(
+                    f"/api/articles?{query}",
+                    headers={"Authorization": "Bearer test-admin-token"},
+                )
+            assert response.status_code == 200, response.text
+            assert response.json() == {"data": [], "meta": {"pagination": meta}}
+            pages = [s for s in recorded if "FROM articles" in s and "count(" not in s.lower()]
+            assert pages == [], pages
+    # a page that starts before the total is read as always
+    response = await app.client.get(
+        "/api/articles?pagination[start]=2&pagination[limit]=1",
+        headers={"Authorization": "Bearer test-admin-token"},
+    )
+    assert [entry["id"] for entry in response.json()["data"]] == [3]
