@@ -66,6 +66,15 @@ def _wait_for(condition, seconds: float = 60, what: str = "a condition") -> floa
     return time.monotonic() - started
 
 
+def _gone(process: psutil.Process) -> bool:
+    """Whether ``process`` has exited (a zombie not yet reaped counts); one reaped between two
+    looks at it is gone too, not an error."""
+    try:
+        return not process.is_running() or process.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
 def _answers(base: str) -> bool:
     try:
         return httpx.get(f"{base}/api/articles", headers=ADMIN, timeout=5).status_code == 200
@@ -213,7 +222,7 @@ def test_a_hung_worker_is_replaced_while_the_other_serves(served, log):
     with _Clients(base) as clients:
         hung.send_signal(signal.SIGUSR1)  # its event loop spins for ever (TEST_HANG)
         killed_after = _wait_for(
-            lambda: not hung.is_running() or hung.status() == psutil.STATUS_ZOMBIE,
+            lambda: _gone(hung),
             seconds=WORKER_TIMEOUT + START_BOUND,
             what="the hung worker killed",
         )
@@ -413,7 +422,7 @@ def test_a_lone_hung_worker_is_replaced_too(tmp_path: Path):
         ready = log.count(READY)
         hung.send_signal(signal.SIGUSR1)  # its event loop spins for ever (TEST_HANG)
         _wait_for(
-            lambda: not hung.is_running() or hung.status() == psutil.STATUS_ZOMBIE,
+            lambda: _gone(hung),
             seconds=WORKER_TIMEOUT + START_BOUND,
             what="the hung worker killed",
         )
