@@ -33,7 +33,7 @@ from contentapi.db.dialect import Dialect
 from contentapi.db.driver import KeptStatements
 from contentapi.schema.model import RelationLink
 
-__all__ = ["LinkRows", "LinkStore", "link_rows_statement"]
+__all__ = ["LinkRows", "LinkStore"]
 
 #: an entry's link rows through one side, in its order: (target id, inverse order or None)
 LinkRows = list[tuple[int, Any]]
@@ -44,7 +44,7 @@ def _ordered(link: RelationLink, table: Table) -> list[Any]:
     return [*order, table.c.id]
 
 
-def link_rows_statement(table: Table, link: RelationLink) -> Select[Any]:
+def _current_statement(table: Table, link: RelationLink) -> Select[Any]:
     """The link rows of the entry bound as ``source_id`` through this side, in this side's
     order: ``(target id, inverse order)``, or the target id alone when the other side keeps
     no order."""
@@ -59,8 +59,10 @@ def link_rows_statement(table: Table, link: RelationLink) -> Select[Any]:
 
 @dataclass(frozen=True, slots=True)
 class _LinkStatements:
-    """The statements that write one side's link rows, bound per call."""
+    """The statements that read and write one side's link rows, bound per call."""
 
+    #: the link rows of ``source_id`` (``_current_statement``)
+    current: Executable
     #: the rows of other sources holding any of ``ids`` (a target that belongs to one entry)
     taken: Executable
     #: every row of ``source_id``
@@ -84,6 +86,15 @@ class LinkStore:
         self.kept = kept
         self._statements: dict[tuple[str, str], _LinkStatements] = {}
 
+    async def rows(
+        self, conn: AsyncConnection, table: Table, link: RelationLink, source_id: int
+    ) -> LinkRows:
+        """The entry's link rows through this side, in its order (``store`` starts from
+        them)."""
+        found = await self.kept.rows(conn, self._for(table, link).current, {"source_id": source_id})
+        inverse = link.inverse_order_column is not None
+        return [(int(row[0]), row[1] if inverse else None) for row in found]
+
     async def store(
         self,
         conn: AsyncConnection,
@@ -94,7 +105,7 @@ class LinkStore:
         rows: LinkRows,
     ) -> None:
         """Make ``targets`` (ordered) the related ids of ``source_id`` through this side.
-        ``rows``: its current link rows (``link_rows_statement``; none for a new entry)."""
+        ``rows``: its current link rows (``rows``; none for a new entry)."""
         current = [row[0] for row in rows]
         if current == list(targets):
             return
@@ -177,6 +188,7 @@ class LinkStore:
                 list(columns), select(*(unnested.c[name] for name in columns))
             )
         return _LinkStatements(
+            current=_current_statement(table, link),
             taken=table.delete().where(and_(self.dialect.among(target), source != source_id)),
             cleared=table.delete().where(source == source_id),
             highest=highest,

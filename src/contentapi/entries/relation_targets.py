@@ -1,7 +1,8 @@
 """What a relation write reads before it stores anything: which of the referenced targets
-exist (Strapi's error names those that do not) and the entry's current link rows.
+exist (Strapi's error names those that do not). The entry's current link rows are read by
+``relation_store.LinkStore``, with the statements that write them.
 
-``RelationReads`` builds each statement once per target table and link and runs it through
+``RelationReads`` builds each statement once per target table and runs it through
 ``KeptStatements`` — on PostgreSQL straight on the driver, inside the transaction that holds
 the entry's row lock, where every microsecond counts; an update's target check may instead
 ride on the entry's ``UPDATE`` (``target_reads``). Apart from ``writer.py``, which decides
@@ -19,7 +20,6 @@ from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.dialect import Dialect
 from contentapi.db.driver import KeptStatements
 from contentapi.db.tables import ContentTables
-from contentapi.entries.relation_store import LinkRows, link_rows_statement
 from contentapi.entries.relations import RelationWrite
 from contentapi.entries.write_plan import ModelWrite
 from contentapi.errors import FieldError, ValidationError
@@ -49,14 +49,13 @@ def fail(path: tuple[str | int, ...], message: str) -> ValidationError:
 
 
 class RelationReads:
-    """The reads relation writes make, their statements kept per target and link."""
+    """The target checks relation writes make, their statements kept per target."""
 
     def __init__(self, tables: ContentTables, *, dialect: Dialect, kept: KeptStatements) -> None:
         self.tables = tables
         self.dialect = dialect
-        #: the reads a relation write makes (targets that exist, the entry's link rows),
-        #: built once per target and link and run through ``kept`` — on PostgreSQL straight on
-        #: the driver, inside the transaction that holds the entry's row lock
+        #: runs the target checks, built once per target: on PostgreSQL straight on the
+        #: driver, inside the transaction that holds the entry's row lock
         self.kept = kept
         self._reads: dict[Any, Any] = {}
 
@@ -101,16 +100,3 @@ class RelationReads:
             among = self.dialect.among(target.c.id)
             statement = self._reads[("exists", target.name)] = select(target.c.id).where(among)
         return await self.kept.rows(conn, statement, {"ids": list(ids)})
-
-    async def link_rows(
-        self, conn: AsyncConnection, table: Table, link: Any, source_id: int
-    ) -> LinkRows:
-        """The entry's link rows through this side, in its order (``store_relation`` starts
-        from them), the statement kept."""
-        key = ("links", table.name, link.source_column)
-        statement = self._reads.get(key)
-        if statement is None:
-            statement = self._reads[key] = link_rows_statement(table, link)
-        rows = await self.kept.rows(conn, statement, {"source_id": source_id})
-        inverse = link.inverse_order_column is not None
-        return [(int(row[0]), row[1] if inverse else None) for row in rows]

@@ -237,7 +237,7 @@ class Writer:
     ) -> None:
         link = model.links[attribute.name]
         table = self.tables.link(link)
-        rows: LinkRows = [] if creating else await self.reads.link_rows(conn, table, link, row_id)
+        rows: LinkRows = [] if creating else await self.links.rows(conn, table, link, row_id)
         try:
             final = apply_relation_write([row[0] for row in rows], write, to_one=link.source_to_one)
         except PositionError as problem:
