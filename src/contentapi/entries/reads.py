@@ -16,6 +16,17 @@ reads every row either way, but projecting and sorting only the ids and the sort
 less than carrying every selected column through the sort: at 5,000 books, sorted on
 ``createdAt`` for 3 rows, 1.15 → 0.75 ms (``Compiler.sorts_unindexed``).
 
+A page filtered through relations alone and sorted on the id (the default order) is found
+on its ids first as well, on PostgreSQL: ``WHERE id = ANY(array(SELECT id … ORDER BY id LIMIT
+… OFFSET …))``. The inner walk needs nothing of a row but its id, so PostgreSQL walks the
+primary key's index alone (an index-only scan) and probes the relations from it, where the
+plain statement fetched every walked row from the table: ``filters[author][name][$startsWith]
+=…&filters[tags][name][$in]=…`` walks half the books for its 25, 2.9 → 2.2 ms. The array
+(evaluated once, then 25 probes of the primary key) keeps the planner from hashing the whole
+table to join the ids, as an ``IN`` did. A condition on the row's own columns (a
+publication state or locale included) needs the row during the walk: nothing is gained
+there, and the plain statement is kept (``_walks_ids_alone``).
+
 A list's total is known before its page (kept per worker, else counted first): a page that
 starts past it is empty without being read. PostgreSQL plans a page statement under ``LIMIT``
 for an early first match, so when nothing matches a filter through relations it probes every
@@ -32,7 +43,7 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, FromClause, Select, and_, bindparam, func, select
+from sqlalchemy import ColumnElement, FromClause, Select, and_, any_, bindparam, func, select
 
 from contentapi.caching import ENTRY_STATEMENTS, PAGE_STATEMENTS, BoundedCache
 from contentapi.db.async_engine import AsyncConnection
@@ -44,7 +55,7 @@ from contentapi.entries.lifecycles import Lifecycles
 from contentapi.entries.nested import full_populate, ids_only
 from contentapi.entries.totals import TotalsCache
 from contentapi.query.ast import ReadQuery
-from contentapi.query.compile import Compiler
+from contentapi.query.compile import Compiler, through_relations_alone
 from contentapi.query.populate import Populator, select_columns
 from contentapi.schema.model import ContentType
 from contentapi.schema.registry import Registry
@@ -189,6 +200,12 @@ class EntryReads:
                 table.c.id.in_(self._page_ids(content_type, query, default_locale))
             )
             statement = self.compiler.sorted_page(statement, content_type, table, query.sort)
+        elif query.pagination.limit is not None and self._walks_ids_alone(
+            content_type, query, default_locale
+        ):
+            ids = self._page_ids(content_type, query, default_locale).scalar_subquery()
+            statement = statement.where(table.c.id == any_(func.array(ids)))
+            statement = self.compiler.sorted_page(statement, content_type, table, query.sort)
         else:
             statement = (
                 self.compiler.sorted_page(statement.where(where), content_type, table, query.sort)
@@ -201,6 +218,21 @@ class EntryReads:
         if key is not None:
             self._pages.put(key, built)
         return built
+
+    def _walks_ids_alone(
+        self, content_type: ContentType, query: ReadQuery, default_locale: str | None
+    ) -> bool:
+        """Whether a page is told from the other rows by their id and relations alone
+        (module doc): PostgreSQL, sorted on the id, a filter through relations only, and
+        neither a publication state nor a locale to hold the rows to."""
+        return (
+            self.database.dialect.has_arrays
+            and self.compiler.sorts_on_id(query.sort)
+            and through_relations_alone(query.filters)
+            and self.compiler.sees_every_row(
+                content_type, query.publication_state, query.locale, default_locale
+            )
+        )
 
     def _page_ids(
         self, content_type: ContentType, query: ReadQuery, default_locale: str | None

@@ -64,7 +64,7 @@ from contentapi.schema.model import (
 from contentapi.schema.naming import snake_case
 from contentapi.schema.registry import Registry
 
-__all__ = ["Compiler", "localizations_link"]
+__all__ = ["Compiler", "localizations_link", "through_relations_alone"]
 
 #: a row's columns by name: a table's ``.c``, or ``{"id": link column}`` (``Compiler._exists``)
 Columns = Mapping[str, Any] | ReadOnlyColumnCollection[str, Any]
@@ -110,10 +110,29 @@ class Compiler:
         conditions: list[ColumnElement[bool]] = []
         if self.hides_drafts(content_type, publication_state):
             conditions.append(table.c.published_at.is_not(None))
-        wanted = default_locale if locale is None else locale
-        if content_type.localized and locale != "all" and wanted is not None:
+        if self._holds_to_locale(content_type, locale, default_locale):
+            wanted = default_locale if locale is None else locale
             conditions.append(table.c.locale == wanted)
         return and_(true(), *conditions)
+
+    def sees_every_row(
+        self,
+        content_type: ContentType,
+        publication_state: str,
+        locale: str | None,
+        default_locale: str | None,
+    ) -> bool:
+        """Whether ``visible`` asks nothing of a row: no drafts hidden, no locale held to."""
+        return not self.hides_drafts(content_type, publication_state) and not self._holds_to_locale(
+            content_type, locale, default_locale
+        )
+
+    @staticmethod
+    def _holds_to_locale(
+        content_type: ContentType, locale: str | None, default_locale: str | None
+    ) -> bool:
+        wanted = default_locale if locale is None else locale
+        return content_type.localized and locale != "all" and wanted is not None
 
     @staticmethod
     def hides_drafts(content_type: ContentType, publication_state: str) -> bool:
@@ -229,6 +248,11 @@ class Compiler:
                 return False
         indexes = model.indexes if isinstance(model, ContentType) else ()
         return not any(index[0] == first for index in indexes)
+
+    @staticmethod
+    def sorts_on_id(keys: Sequence[SortKey]) -> bool:
+        """Whether ``keys`` sort on the row's id alone (or nothing: the default order)."""
+        return all(not key.path and key.column == "id" for key in keys)
 
     def _to_one_path(self, model: Model, path: Sequence[str]) -> bool:
         """Whether every step of ``path`` is a to-one relation."""
@@ -388,3 +412,17 @@ class _Parenthesised(ColumnElement[bool]):
 @compiles(_Parenthesised)
 def _render_parenthesised(element: _Parenthesised, compiler: Any, **kw: Any) -> str:
     return f"({compiler.process(element.clause, **kw)})"
+
+
+def through_relations_alone(node: Filter | None) -> bool:
+    """Whether a filter asks only of related entries or components (``Through`` at every
+    branch), nothing of the row's own columns."""
+    if node is None:
+        return False
+    if isinstance(node, Through):
+        return True
+    if isinstance(node, And | Or):
+        return bool(node.items) and all(through_relations_alone(item) for item in node.items)
+    if isinstance(node, Not):
+        return through_relations_alone(node.item)
+    return False

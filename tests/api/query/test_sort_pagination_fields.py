@@ -246,3 +246,43 @@ async def test_a_page_sorted_on_no_index_is_found_on_its_ids_first(
         whole = query.replace("&pagination[start]=1&pagination[limit]=2", "")
         expected = await ids(whole)
         assert await ids(query) == (expected[1:3] if start else expected)
+
+
+#: (query on categories, whether its page is found walking the ids alone on PostgreSQL)
+WALKS = [
+    ("filters[articles][title][$containsi]=a", True),  # to-many, an attribute of the targets
+    ("filters[parent][name][$eq]=Tech", True),  # to-one
+    (
+        "filters[articles][author][name][$startsWith]=Ali&pagination[start]=1&pagination[limit]=9",
+        True,
+    ),
+    ("filters[$or][0][parent][name][$eq]=Tech&filters[$or][1][children][name][$eq]=Science", True),
+    ("filters[$not][articles][title][$containsi]=zz&sort=id:desc", True),
+    ("filters[featured][id][$null]=true&pagination[page]=2&pagination[pageSize]=1", True),
+    ("filters[name][$ne]=Life&filters[articles][title][$containsi]=a", False),  # own column
+    ("filters[articles][title][$containsi]=a&sort=name", False),  # sorted on another column
+    ("filters[name][$startsWith]=T", False),  # no relation
+]
+
+
+@pytest.mark.parametrize(("query", "walks"), WALKS, ids=[c[0] for c in WALKS])
+async def test_a_page_filtered_through_relations_alone_walks_the_ids_first(
+    seeded, statements, ids, backend, query, walks
+):
+    """entries/reads.py: on PostgreSQL such a page's ids are found first (the primary key's
+    index walked alone), then its rows by id; the answer is the plain statement's, which the
+    same query with a condition on the row's own column that every row meets still uses."""
+    async with statements.recording() as recorded:
+        found = await ids(query, "categories")
+    assert found, "a query that matches nothing reads no page"
+    (page,) = [
+        " ".join(s.split())
+        for s in recorded
+        if s.lstrip().upper().startswith("SELECT CATEGORIES.ID")
+    ]
+    walked = "categories.id = ANY (array((SELECT categories_1.id" in page
+    assert walked is (walks and backend == "postgres"), page
+    plain = f"{query}&filters[$and][9][id][$notNull]=true"
+    async with statements.recording() as recorded:
+        assert found == await ids(plain, "categories")
+    assert not any("= ANY (array((SELECT" in s for s in recorded)
