@@ -43,7 +43,17 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, FromClause, Select, and_, any_, bindparam, func, select
+from sqlalchemy import (
+    ColumnElement,
+    FromClause,
+    Select,
+    Table,
+    and_,
+    any_,
+    bindparam,
+    func,
+    select,
+)
 
 from contentapi.caching import ENTRY_STATEMENTS, PAGE_STATEMENTS, BoundedCache
 from contentapi.db.async_engine import AsyncConnection
@@ -193,19 +203,11 @@ class EntryReads:
         table = self.tables.entity(content_type.uid)
         where = self.where(content_type, query, default_locale)
         statement, columns = self.selection(content_type, query)
-        if query.pagination.limit is not None and self.compiler.sorts_unindexed(
-            content_type, query.sort
-        ):
-            statement = statement.where(
-                table.c.id.in_(self._page_ids(content_type, query, default_locale))
+        page_ids = self._page_ids_condition(content_type, query, default_locale, table)
+        if page_ids is not None:
+            statement = self.compiler.sorted_page(
+                statement.where(page_ids), content_type, table, query.sort
             )
-            statement = self.compiler.sorted_page(statement, content_type, table, query.sort)
-        elif query.pagination.limit is not None and self._walks_ids_alone(
-            content_type, query, default_locale
-        ):
-            ids = self._page_ids(content_type, query, default_locale).scalar_subquery()
-            statement = statement.where(table.c.id == any_(func.array(ids)))
-            statement = self.compiler.sorted_page(statement, content_type, table, query.sort)
         else:
             statement = (
                 self.compiler.sorted_page(statement.where(where), content_type, table, query.sort)
@@ -218,6 +220,25 @@ class EntryReads:
         if key is not None:
             self._pages.put(key, built)
         return built
+
+    def _page_ids_condition(
+        self,
+        content_type: ContentType,
+        query: ReadQuery,
+        default_locale: str | None,
+        table: Table,
+    ) -> ColumnElement[bool] | None:
+        """Where a page is found by its ids first (module doc), the condition that selects
+        those ids: ``IN`` for a sort no index serves, ``= ANY(array(…))`` for a page told apart
+        by its relations alone; ``None`` where the page statement filters and pages itself."""
+        if query.pagination.limit is None:
+            return None
+        if self.compiler.sorts_unindexed(content_type, query.sort):
+            return table.c.id.in_(self._page_ids(content_type, query, default_locale))
+        if self._walks_ids_alone(content_type, query, default_locale):
+            ids = self._page_ids(content_type, query, default_locale).scalar_subquery()
+            return table.c.id == any_(func.array(ids))
+        return None
 
     def _walks_ids_alone(
         self, content_type: ContentType, query: ReadQuery, default_locale: str | None
