@@ -17,6 +17,7 @@ from contentapi import __version__
 from contentapi.auth.deps import CallerResolver
 from contentapi.auth.ratelimit import RateLimiter
 from contentapi.config import Settings
+from contentapi.db.gate import RequestStartMiddleware
 from contentapi.entries.service import EntryService
 from contentapi.events.dispatch import Dispatcher
 from contentapi.events.feed import ChangeFeed
@@ -181,6 +182,9 @@ def create_app(settings: Settings | None = None, *, freeze_after_start: bool = F
     # Outermost, so that every answer carries them, the catch-all's 500 included.
     playground = settings.graphql_endpoint if settings.graphql_enabled else None
     app.add_middleware(SecurityHeadersMiddleware, playground_path=playground)
+    if runtime.database.read_gate is not None:
+        # Outermost but for the proxy headers: a request's reads queue by when it arrived
+        app.add_middleware(RequestStartMiddleware)
     if settings.trusted_proxy_list:
         # The client address (rate limits) and scheme from X-Forwarded-* only when the peer is
         # a configured proxy; `serve` runs uvicorn with its own proxy handling off.

@@ -116,6 +116,7 @@ class Runtime:
             echo=settings.log_sql,
             sqlite_busy_timeout=settings.sqlite_busy_timeout,
             statement_timeout=settings.statement_timeout,
+            read_concurrency=settings.database_read_concurrency,
             replica_urls=settings.database_replica_urls,
             replica_max_lag=settings.replica_max_lag,
         )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from contextvars import Token
 from typing import Any, TypeVar
 
 import orjson
@@ -28,6 +29,7 @@ from contentapi.db.async_engine import AsyncConnection, AsyncEngine, create_asyn
 from contentapi.db.counter import StatementCounter
 from contentapi.db.dialect import Dialect, dialect_named
 from contentapi.db.driver import KeptStatements
+from contentapi.db.gate import OldestFirstGate
 from contentapi.db.lsn import parse_lsn
 from contentapi.db.outage import is_unavailable
 from contentapi.db.read_position import current_read_position
@@ -90,6 +92,7 @@ class Database:
         echo: bool = False,
         sqlite_busy_timeout: float = 30,
         statement_timeout: float = 0,
+        read_concurrency: int = 0,
         replica_urls: Sequence[str] = (),
         replica_max_lag: float = 5,
     ) -> None:
@@ -117,6 +120,13 @@ class Database:
         self.kept = KeptStatements(self.engine.dialect)
         #: ``dialect.reads_in_autocommit``, read once per request
         self._reads_in_autocommit = self.dialect.reads_in_autocommit
+        #: reads at once, oldest request first (``db/gate.py``); PostgreSQL only: SQLite's
+        #: reads run in its own threads, not in backends competing for the cores
+        self.read_gate: OldestFirstGate | None = (
+            OldestFirstGate(read_concurrency)
+            if read_concurrency and self._reads_in_autocommit
+            else None
+        )
         self._install_hooks(self.engine)
         #: the read replicas (``None``: none configured, every read on the primary)
         self.replicas: ReplicaSet | None = None
@@ -143,7 +153,11 @@ class Database:
         round trips, and nothing lost — under READ COMMITTED every statement takes its own
         snapshot inside a transaction too. SQLite reads in a deferred transaction.
         An unavailable database raises ``ServiceUnavailableError`` (``db/outage.py``)."""
+        gate = self.read_gate
+        permit: Token[bool] | None = None
         try:
+            if gate is not None:
+                permit = await gate.enter()
             if self._reads_in_autocommit:
                 conn = await self._autocommit.connect()
                 try:
@@ -164,6 +178,9 @@ class Database:
             if is_unavailable(error):
                 raise ServiceUnavailableError() from error
             raise
+        finally:
+            if permit is not None:
+                gate.leave(permit)  # type: ignore[union-attr]  # set only with a gate
 
     async def read_replicated(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         """``work``'s answer on a connection for reading that a replica may serve: a content
