@@ -219,6 +219,14 @@ async def main() -> None:
         help="seed the books with COPY (bench/bulk_seed.py), not the API: for large --books",
     )
     parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="CONTENTAPI_NAME=VALUE",
+        help="a setting of contentapi's beside the benchmark's own (repeatable), e.g. "
+        "CONTENTAPI_DATABASE_READ_CONCURRENCY=3",
+    )
+    parser.add_argument(
         "--tag",
         help="a run beside another: databases contentapi_bench_TAG and strapi_bench_TAG, "
         "contentapi on port 1342, results in bench/results/TAG.json (latest.json untouched)",
@@ -233,7 +241,10 @@ async def main() -> None:
     if args.only in ("contentapi", "both"):
         bin_dir = Path(sys.executable).parent if args.dev_env else serve_env()
         tagged = {"database": f"contentapi_bench_{args.tag}", "port": 1342} if args.tag else {}
-        servers.append(ContentapiServer(workers=args.workers, bin_dir=bin_dir, **tagged))
+        settings = dict(setting.split("=", 1) for setting in args.set)
+        servers.append(
+            ContentapiServer(workers=args.workers, bin_dir=bin_dir, settings=settings, **tagged)
+        )
     if args.only in ("strapi", "both") and not args.against:
         if StrapiServer.available():
             servers.append(
@@ -265,6 +276,7 @@ async def main() -> None:
             "seconds": args.seconds,
             "connections": args.connections,
             "contentapi_workers": args.workers,
+            "contentapi_settings": dict(setting.split("=", 1) for setting in args.set),
             "scenarios": {},
             "floor": {},
             # books created per second through POST /api/books (16 at once), or by COPY
