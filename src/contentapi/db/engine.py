@@ -179,8 +179,8 @@ class Database:
                 raise ServiceUnavailableError() from error
             raise
         finally:
-            if permit is not None:
-                gate.leave(permit)  # type: ignore[union-attr]  # set only with a gate
+            if gate is not None and permit is not None:
+                gate.leave(permit)
 
     async def read_replicated(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
         """``work``'s answer on a connection for reading that a replica may serve: a content
