@@ -15,8 +15,15 @@ run one at a time (``BEGIN IMMEDIATE``).
 
 Every statement is built once per link table and side (``LinkStore``) and run through
 ``KeptStatements``: on PostgreSQL straight on the driver, inside the transaction that holds the
-entry's row lock, and the new rows go in as one ``INSERT … SELECT FROM unnest(…)`` of arrays —
-one statement whatever their number. SQLite inserts them as an ``executemany``.
+entry's row lock. There the new rows go in as one ``INSERT … SELECT FROM unnest(…)`` of arrays
+(one statement whatever their number) that also numbers the added targets' inverse order from
+their highest and, where the entry had rows, deletes those first (``WITH gone AS (DELETE …)``,
+which the ``INSERT`` waits for: a row deleted by its own statement is no conflict for the
+unique index). A PUT that connects one tag and disconnects another sent seven statements
+between ``BEGIN`` and ``COMMIT``; it sends five. The highest inverse order is still read after
+the advisory lock, by a statement started after it was granted, so it sees the rows of the
+writer it waited for. SQLite reads the highest orders, deletes and inserts (an
+``executemany``) one statement after the other.
 """
 
 from __future__ import annotations
@@ -26,7 +33,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import ARRAY, Executable, Select, Table, and_, bindparam, func, select
+from sqlalchemy import (
+    ARRAY,
+    Boolean,
+    Executable,
+    Select,
+    Table,
+    and_,
+    bindparam,
+    case,
+    func,
+    literal_column,
+    select,
+)
 
 from contentapi.db.async_engine import AsyncConnection
 from contentapi.db.dialect import Dialect
@@ -69,8 +88,11 @@ class _LinkStatements:
     cleared: Executable
     #: the highest inverse order of each of ``ids`` (``None`` when the other side keeps none)
     highest: Executable | None
-    #: the new rows, from one array per column (``None`` without arrays: an ``executemany``)
+    #: the new rows, from one array per column and ``added`` (module doc; ``None`` without
+    #: arrays: an ``executemany``)
     inserted: Executable | None
+    #: ``inserted`` once ``cleared`` has run, in one statement
+    replaced: Executable | None
     #: the columns of a new row, in the order of ``inserted``'s arrays
     columns: tuple[str, ...]
     #: the key of the table's advisory locks (``_take_turns``)
@@ -117,29 +139,70 @@ class LinkStore:
         added = [entry_id for entry_id in targets if entry_id not in current_set]
         if added and link.target_to_one:
             await self.kept.rows(conn, statements.taken, {"ids": added, "source_id": source_id})
-        if current:
-            await self.kept.rows(conn, statements.cleared, {"source_id": source_id})
         if not targets:
+            await self.kept.rows(conn, statements.cleared, {"source_id": source_id})
             return
-        next_inverse_order: dict[int, float] = {}
         if statements.highest is not None and added:
             await self._take_turns(conn, statements.lock_key, added)
+        if statements.inserted is None:
+            await self._store_one_by_one(conn, table, link, statements, source_id, targets, rows)
+            return
+        values = self._new_rows(link, source_id, targets, kept_inverse_order)
+        parameters: dict[str, Any] = dict(values)
+        if statements.highest is not None:
+            parameters["added"] = [entry_id not in current_set for entry_id in targets]
+        if current:
+            assert statements.replaced is not None
+            parameters["source_id"] = source_id
+            await self.kept.rows(conn, statements.replaced, parameters)
+        else:
+            await self.kept.rows(conn, statements.inserted, parameters)
+
+    async def _store_one_by_one(
+        self,
+        conn: AsyncConnection,
+        table: Table,
+        link: RelationLink,
+        statements: _LinkStatements,
+        source_id: int,
+        targets: Sequence[int],
+        rows: LinkRows,
+    ) -> None:
+        """``store``'s rows without arrays (SQLite): the highest inverse orders read, the old
+        rows deleted and the new ones inserted, a statement each."""
+        kept_inverse_order = {row[0]: row[1] for row in rows}
+        added = [entry_id for entry_id in targets if entry_id not in kept_inverse_order]
+        if rows:
+            await self.kept.rows(conn, statements.cleared, {"source_id": source_id})
+        if statements.highest is not None and added:
             found = await self.kept.rows(conn, statements.highest, {"ids": added})
-            next_inverse_order = {int(t): float(highest or 0) + 1 for t, highest in found}
-        values: dict[str, list[Any]] = {column: [] for column in statements.columns}
+            highest = {int(t): float(value or 0) + 1 for t, value in found}
+            kept_inverse_order.update((t, highest.get(t, 1.0)) for t in added)
+        values = self._new_rows(link, source_id, targets, kept_inverse_order)
+        await conn.execute(table.insert(), _row_dicts(values))
+
+    @staticmethod
+    def _new_rows(
+        link: RelationLink,
+        source_id: int,
+        targets: Sequence[int],
+        inverse_orders: dict[int, Any],
+    ) -> dict[str, list[Any]]:
+        """The new link rows as one list per column: this side's order 1..n; the inverse order
+        from ``inverse_orders`` (``None`` for a target not in it: numbered by the statement)."""
+        values: dict[str, list[Any]] = {link.source_column: [], link.target_column: []}
+        if link.order_column:
+            values[link.order_column] = []
+        if link.inverse_order_column:
+            values[link.inverse_order_column] = []
         for index, entry_id in enumerate(targets, start=1):
             values[link.source_column].append(source_id)
             values[link.target_column].append(entry_id)
             if link.order_column:
                 values[link.order_column].append(float(index))
             if link.inverse_order_column:
-                values[link.inverse_order_column].append(
-                    kept_inverse_order.get(entry_id, next_inverse_order.get(entry_id, 1.0))
-                )
-        if statements.inserted is not None:
-            await self.kept.rows(conn, statements.inserted, values)
-        else:
-            await conn.execute(table.insert(), _row_dicts(values))
+                values[link.inverse_order_column].append(inverse_orders.get(entry_id))
+        return values
 
     async def _take_turns(
         self, conn: AsyncConnection, lock_key: int, targets: Sequence[int]
@@ -180,22 +243,58 @@ class LinkStore:
             )
             if column
         )
-        inserted = None
+        inserted = replaced = None
+        cleared = table.delete().where(source == source_id)
         if self.dialect.has_arrays:
-            arrays = [bindparam(name, type_=ARRAY(table.c[name].type)) for name in columns]
-            unnested = func.unnest(*arrays).table_valued(*columns).render_derived()
-            inserted = table.insert().from_select(
-                list(columns), select(*(unnested.c[name] for name in columns))
-            )
+            inserted, replaced = self._inserts(table, link, columns, cleared)
         return _LinkStatements(
             current=_current_statement(table, link),
             taken=table.delete().where(and_(self.dialect.among(target), source != source_id)),
-            cleared=table.delete().where(source == source_id),
+            cleared=cleared,
             highest=highest,
             inserted=inserted,
+            replaced=replaced,
             columns=columns,
             lock_key=zlib.crc32(table.name.encode()) - 2**31,
         )
+
+    @staticmethod
+    def _inserts(
+        table: Table, link: RelationLink, columns: tuple[str, ...], cleared: Any
+    ) -> tuple[Executable, Executable]:
+        """The ``INSERT … SELECT FROM unnest(…)`` of new rows, and the same after ``cleared``
+        in one statement (module doc)."""
+        arrays = [bindparam(name, type_=ARRAY(table.c[name].type)) for name in columns]
+        names = list(columns)
+        if link.inverse_order_column:
+            arrays.append(bindparam("added", type_=ARRAY(Boolean())))
+            names.append("added")
+        unnested = func.unnest(*arrays).table_valued(*names).render_derived()
+        selected: list[Any] = [unnested.c[name] for name in columns]
+        if link.inverse_order_column:
+            # an added target goes to the end of its own list; a kept one keeps its place
+            other = table.alias()
+            highest = (
+                select(func.max(other.c[link.inverse_order_column]))
+                .where(other.c[link.target_column] == unnested.c[link.target_column])
+                .scalar_subquery()
+            )
+            numbered = case(
+                (
+                    unnested.c.added,
+                    func.coalesce(highest, literal_column("0")) + literal_column("1"),
+                ),
+                else_=unnested.c[link.inverse_order_column],
+            )
+            selected[columns.index(link.inverse_order_column)] = numbered
+        rows = select(*selected)
+        inserted = table.insert().from_select(names[: len(columns)], rows)
+        gone = cleared.returning(literal_column("1")).cte("gone")
+        # the INSERT reads the DELETE's rows first, so the DELETE has run before it inserts
+        deleted = select(func.count()).select_from(gone).scalar_subquery()
+        after_gone = rows.where(deleted >= literal_column("0"))
+        replaced = table.insert().from_select(names[: len(columns)], after_gone).add_cte(gone)
+        return inserted, replaced
 
 
 def _row_dicts(columns: dict[str, list[Any]]) -> list[dict[str, Any]]:

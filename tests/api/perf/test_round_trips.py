@@ -60,3 +60,23 @@ async def test_round_trips_per_request_kind(proxied):
         await _count(proxied, "PUT", "/api/articles/2", json={"data": {"author": {"connect": [1]}}})
         == 6
     )
+    # links that change: + the advisory lock of the added target's list, then one statement
+    # deletes the entry's link rows and inserts the new ones, numbering the added target at the
+    # end of its list (entries/relation_store.py; a DELETE, a read of the highest order and an
+    # INSERT before)
+    for name in ("one", "two", "three"):
+        await entries.create("api::category.category", {"name": name, "slug": name})
+    await entries.create("api::article.article", {"title": "linked", "categories": [1]})
+
+    async def swap(connect: int, disconnect: int) -> Any:
+        body = {"data": {"categories": {"connect": [connect], "disconnect": [disconnect]}}}
+        return await proxied.client.put("/api/articles/4", json=body, headers=ADMIN)
+
+    assert (await swap(2, 1)).status_code == 200  # warm: its statements prepared
+    await proxied.runtime.token_usage.settle()
+    async with proxied.proxy.counting() as counted:
+        response = await swap(3, 2)
+    assert response.status_code == 200, response.text
+    assert counted[0] == 8
+    read = await proxied.client.get("/api/articles/4?populate=categories", headers=ADMIN)
+    assert [c["id"] for c in read.json()["data"]["attributes"]["categories"]["data"]] == [3]

@@ -191,6 +191,34 @@ async def test_inverse_side_keeps_its_own_order(app, client, admin):
     ]
 
 
+async def test_a_target_added_beside_kept_ones_goes_to_the_end_of_its_own_list(app, client, admin):
+    """An entry that has link rows already rewrites them in one statement on PostgreSQL
+    (``relation_store``): a target it adds still goes to the end of that target's own list,
+    and the targets it keeps stay where they were in theirs."""
+    first, second = await create_many(client, admin, "categories", 2)
+    articles = await create_many(client, admin, "articles", 3)
+
+    async def connect(article: int, category: int) -> None:
+        response = await client.put(
+            f"/api/articles/{article}",
+            json={"data": {"categories": {"connect": [category]}}},
+            headers=admin,
+        )
+        assert response.status_code == 200, response.text
+
+    for article in articles:
+        await connect(article, first)
+    for article in (articles[1], articles[2], articles[0]):
+        await connect(article, second)
+    assert (await nested(app, "categories", first))["articles"] == articles
+    assert (await nested(app, "categories", second))["articles"] == [
+        articles[1],
+        articles[2],
+        articles[0],
+    ]
+    assert (await nested(app, "articles", articles[0]))["categories"] == [first, second]
+
+
 POSITION_STEPS = [
     ({"set": [1, 2, 3]}, [1, 2, 3]),
     ({"connect": [{"id": 4, "position": {"before": 2}}]}, [1, 4, 2, 3]),
