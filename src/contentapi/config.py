@@ -73,9 +73,10 @@ class Settings(BaseSettings):
     #: 503 (0: no limit); SQLite has no statement timeout
     statement_timeout: float = 30
     #: PostgreSQL only: reads a worker runs at once, granted to the oldest request first
-    #: (0: no limit but the pool's). For a database on the workers' own cores: fewer
-    #: statements at once, in arrival order, cut the tail latency (``db/gate.py``)
-    database_read_concurrency: Annotated[int, Field(ge=0)] = 0
+    #: (0: no limit but the pool's; unset: 2 for a database on this machine that serves
+    #: every read, else 0). For a database on the workers' own cores: fewer statements at
+    #: once, in arrival order, cut the tail latency (``db/gate.py``)
+    database_read_concurrency: Annotated[int | None, Field(ge=0)] = None
     #: bytes of a JSON request body (REST, users-permissions, GraphQL; Strapi's ``jsonLimit``
     #: default); more is 413
     body_limit: int = 1024 * 1024

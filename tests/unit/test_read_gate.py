@@ -8,8 +8,15 @@ import contextvars
 
 import pytest
 from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import make_url
 
-from contentapi.db.gate import _REQUEST_START, OldestFirstGate, RequestStartMiddleware
+from contentapi.db.gate import (
+    _REQUEST_START,
+    LOCAL_READ_CONCURRENCY,
+    OldestFirstGate,
+    RequestStartMiddleware,
+    read_permits,
+)
 
 
 async def _hold(gate: OldestFirstGate, seconds: float, log: list[str], name: str) -> None:
@@ -130,3 +137,43 @@ async def test_the_middleware_notes_when_each_http_request_arrived() -> None:
 def test_a_gate_has_at_least_one_permit() -> None:
     with pytest.raises(ValueError):
         OldestFirstGate(0)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql+asyncpg://postgres@127.0.0.1:5432/cms",
+        "postgresql+asyncpg://postgres@localhost/cms",
+        "postgresql+asyncpg://postgres@[::1]:5432/cms",
+        "postgresql+asyncpg://postgres@127.0.1.1/cms",
+        "postgresql+asyncpg:///cms",  # the driver's default: a local socket
+        "postgresql+asyncpg:///cms?host=/var/run/postgresql",
+    ],
+)
+def test_unset_the_gate_is_on_for_a_database_on_this_machine(url: str) -> None:
+    assert read_permits(None, make_url(url), replicated=False) == LOCAL_READ_CONCURRENCY
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql+asyncpg://postgres@db.internal:5432/cms",
+        "postgresql+asyncpg://postgres@10.0.0.7/cms",
+        "postgresql+asyncpg://postgres@db/cms",  # docker-compose's service: set it there
+        "postgresql+asyncpg:///cms?host=10.0.0.7&host=10.0.0.8",
+    ],
+)
+def test_unset_the_gate_is_off_for_a_database_elsewhere(url: str) -> None:
+    assert read_permits(None, make_url(url), replicated=False) == 0
+
+
+def test_unset_the_gate_is_off_where_replicas_serve_reads() -> None:
+    local = make_url("postgresql+asyncpg://postgres@127.0.0.1/cms")
+    assert read_permits(None, local, replicated=True) == 0
+
+
+def test_a_number_given_is_taken_as_it_is() -> None:
+    local = make_url("postgresql+asyncpg://postgres@127.0.0.1/cms")
+    remote = make_url("postgresql+asyncpg://postgres@db.internal/cms")
+    assert read_permits(0, local, replicated=False) == 0
+    assert read_permits(5, remote, replicated=True) == 5

@@ -29,7 +29,7 @@ from contentapi.db.async_engine import AsyncConnection, AsyncEngine, create_asyn
 from contentapi.db.counter import StatementCounter
 from contentapi.db.dialect import Dialect, dialect_named
 from contentapi.db.driver import KeptStatements
-from contentapi.db.gate import OldestFirstGate
+from contentapi.db.gate import OldestFirstGate, read_permits
 from contentapi.db.lsn import parse_lsn
 from contentapi.db.outage import is_unavailable
 from contentapi.db.read_position import current_read_position
@@ -92,7 +92,7 @@ class Database:
         echo: bool = False,
         sqlite_busy_timeout: float = 30,
         statement_timeout: float = 0,
-        read_concurrency: int = 0,
+        read_concurrency: int | None = 0,
         replica_urls: Sequence[str] = (),
         replica_max_lag: float = 5,
     ) -> None:
@@ -120,12 +120,12 @@ class Database:
         self.kept = KeptStatements(self.engine.dialect)
         #: ``dialect.reads_in_autocommit``, read once per request
         self._reads_in_autocommit = self.dialect.reads_in_autocommit
-        #: reads at once, oldest request first (``db/gate.py``); PostgreSQL only: SQLite's
-        #: reads run in its own threads, not in backends competing for the cores
+        #: reads at once, oldest request first (``db/gate.py``; ``None``: decided by where
+        #: the database is); PostgreSQL only: SQLite's reads run in its own threads, not in
+        #: backends competing for the cores
+        permits = read_permits(read_concurrency, parsed, replicated=bool(replica_urls))
         self.read_gate: OldestFirstGate | None = (
-            OldestFirstGate(read_concurrency)
-            if read_concurrency and self._reads_in_autocommit
-            else None
+            OldestFirstGate(permits) if permits and self._reads_in_autocommit else None
         )
         self._install_hooks(self.engine)
         #: the read replicas (``None``: none configured, every read on the primary)

@@ -1,5 +1,5 @@
 """Reads granted to the oldest request first, at most N at once per worker
-(``CONTENTAPI_DATABASE_READ_CONCURRENCY``; off by default).
+(``CONTENTAPI_DATABASE_READ_CONCURRENCY``; by default on for a database on this machine).
 
 Why: when PostgreSQL runs on the same cores as the workers, a worker with ten requests in
 flight runs ten statements at once. The backends then queue in the kernel's scheduler, in no
@@ -11,10 +11,13 @@ p99 30-35 ms, the related-attribute filter's 156-195 → 50-60 ms, for 0-6% fewe
 second (``docs/benchmarks.md``). An unordered limit (a pool of three) did not do it: p99
 57-68 ms.
 
-Off by default because the permit is held for the whole read, the network round trip
-included: with the database on another machine, N permits cap a worker at N / (round trip *
-reads per request) requests a second. Turn it on where the database shares the workers' cores
-(one machine, ``docker-compose.yml``).
+Unset, it is on (``LOCAL_READ_CONCURRENCY`` permits) only where the database URL names this
+machine (a loopback address, ``localhost`` or a socket) and serves every read (no replicas):
+the permit is held for the whole read, the network round trip included, so with the database
+on another machine N permits would cap a worker at N / (round trip * reads per request)
+requests a second — and there the backends do not compete with the workers for cores. A
+database on the same machine under another name (``db`` in ``docker-compose.yml``) is not
+recognised: set the number there.
 
 Only ``Database.read()`` is gated. A write may wait for its entry's turn
 (``entries/turns.py``) or a row lock, which another request's read permit would then be
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import ipaddress
 import itertools
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -35,8 +39,14 @@ from contextvars import ContextVar, Token
 from typing import Any
 
 from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import URL
 
-__all__ = ["OldestFirstGate", "RequestStartMiddleware"]
+__all__ = ["LOCAL_READ_CONCURRENCY", "OldestFirstGate", "RequestStartMiddleware", "read_permits"]
+
+#: reads at once per worker where the setting is unset and the database is on this machine:
+#: on 2 cores with 2 workers, 2 gave the related-attribute filter p99 47-57 ms against 56-89
+#: with 4 and 108-130 without a gate, at the same requests a second (docs/benchmarks.md)
+LOCAL_READ_CONCURRENCY = 2
 
 #: when the current request arrived (``time.monotonic()``), set by ``RequestStartMiddleware``;
 #: unset outside requests (background work, commands): such a read is as old as its wait
@@ -47,6 +57,31 @@ _HOLDING: ContextVar[bool] = ContextVar("contentapi_read_permit", default=False)
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 App = Callable[[MutableMapping[str, Any], Receive, Send], Awaitable[None]]
+
+
+def read_permits(setting: int | None, url: URL, *, replicated: bool) -> int:
+    """The gate's permits (0: no gate): the setting where given, else
+    ``LOCAL_READ_CONCURRENCY`` for a database on this machine that serves every read
+    (module doc)."""
+    if setting is not None:
+        return setting
+    return 0 if replicated or not on_this_machine(url) else LOCAL_READ_CONCURRENCY
+
+
+def on_this_machine(url: URL) -> bool:
+    """Whether ``url``'s server is this machine: no host (the driver's local socket), a socket
+    directory, ``localhost`` or a loopback address."""
+    host = url.host or url.query.get("host")
+    if isinstance(host, tuple):  # several hosts: not known to be this one
+        return False
+    if not host or host.startswith("/"):  # the driver's default socket, a socket directory
+        return True
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 class RequestStartMiddleware:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from contentapi.db.gate import LOCAL_READ_CONCURRENCY
 from tests.api.perf.test_kept_statements import ARTICLE
 
 READS = [
@@ -101,4 +102,19 @@ async def test_a_read_without_a_permit_in_time_answers_503(reused_app, admin, ba
     assert "permit" not in response.text  # the cause stays in the server's log
     other.run(gate.leave, holder)
     assert (await app.client.get("/api/articles", headers=admin)).status_code == 200
+    assert gate.held == 0
+
+
+async def test_unset_the_gate_is_on_for_the_database_on_this_machine(app, admin, backend):
+    """The suite's PostgreSQL is on 127.0.0.1: unset, the setting gives each worker the
+    gate of a database that shares its cores (``LOCAL_READ_CONCURRENCY``), and the whole suite
+    runs through it."""
+    gate = app.runtime.database.read_gate
+    if backend != "postgres":
+        assert gate is None
+        return
+    assert app.runtime.settings.database_read_concurrency is None
+    assert gate is not None and gate.permits == LOCAL_READ_CONCURRENCY
+    await _seed(app)
+    assert (await app.client.get("/api/articles?populate=*", headers=admin)).status_code == 200
     assert gate.held == 0
