@@ -132,9 +132,6 @@ class LinkStore:
         if current == list(targets):
             return
         statements = self._for(table, link)
-        kept_inverse_order = (
-            {row[0]: row[1] for row in rows} if statements.highest is not None else {}
-        )
         current_set = set(current)
         added = [entry_id for entry_id in targets if entry_id not in current_set]
         if added and link.target_to_one:
@@ -147,8 +144,9 @@ class LinkStore:
         if statements.inserted is None:
             await self._store_one_by_one(conn, table, link, statements, source_id, targets, rows)
             return
-        values = self._new_rows(link, source_id, targets, kept_inverse_order)
-        parameters: dict[str, Any] = dict(values)
+        # a kept target keeps its inverse order; an added one is numbered by the statement
+        kept_inverse_order = {row[0]: row[1] for row in rows}
+        parameters: dict[str, Any] = self._new_rows(link, source_id, targets, kept_inverse_order)
         if statements.highest is not None:
             parameters["added"] = [entry_id not in current_set for entry_id in targets]
         if current:
@@ -187,10 +185,10 @@ class LinkStore:
         source_id: int,
         targets: Sequence[int],
         inverse_orders: dict[int, Any],
-    ) -> dict[str, list[Any]]:
+    ) -> dict[str, Any]:
         """The new link rows as one list per column: this side's order 1..n; the inverse order
         from ``inverse_orders`` (``None`` for a target not in it: numbered by the statement)."""
-        values: dict[str, list[Any]] = {link.source_column: [], link.target_column: []}
+        values: dict[str, Any] = {link.source_column: [], link.target_column: []}
         if link.order_column:
             values[link.order_column] = []
         if link.inverse_order_column:
