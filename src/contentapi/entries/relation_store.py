@@ -166,8 +166,8 @@ class LinkStore:
         targets: Sequence[int],
         rows: LinkRows,
     ) -> None:
-        """``store``'s rows without arrays (SQLite): the highest inverse orders read, the old
-        rows deleted and the new ones inserted, a statement each."""
+        """``store``'s rows without arrays (SQLite): the old rows deleted, the added targets'
+        highest inverse orders read and the new rows inserted, a statement each."""
         kept_inverse_order = {row[0]: row[1] for row in rows}
         added = [entry_id for entry_id in targets if entry_id not in kept_inverse_order]
         if rows:
