@@ -5,6 +5,7 @@ leaving two ready workers behind, and the last one stops it."""
 
 from __future__ import annotations
 
+import http.client
 import os
 import select
 import signal
@@ -261,6 +262,55 @@ def test_sighup_replaces_the_workers_one_by_one_refusing_no_connection(served, l
     assert not clients.failures, clients.failures[:3]  # a refused connection is a ConnectError
     assert clients.statuses.keys() == {200}, clients.statuses
     assert process.poll() is None
+
+
+def _held(worker: psutil.Process, port: int) -> int:
+    """The connections ``worker`` holds open on the server's ``port``."""
+    return sum(
+        1
+        for connection in worker.net_connections(kind="tcp")
+        if connection.status == psutil.CONN_ESTABLISHED and connection.laddr.port == port
+    )
+
+
+def test_connections_piled_on_one_worker_are_spread_over_both(served):
+    """Kept-alive connections all accepted by one worker (the other stopped meanwhile): the
+    worker over its share answers ``Connection: close``, the clients reconnect, and each worker
+    ends up holding half (``connection_shares.py``)."""
+    _process, supervisor, base = served
+    port = int(base.rsplit(":", 1)[1])
+    paused, other = _workers(supervisor)
+    clients = [http.client.HTTPConnection("127.0.0.1", port, timeout=10) for _ in range(12)]
+    paused.suspend()  # for well under the heartbeat timeout: it only must not accept
+    try:
+        for client in clients:
+            client.connect()
+        # 0.6 s at most: the paused worker's heartbeat must not fall silent for WORKER_TIMEOUT
+        _wait_for(lambda: _held(other, port) == 12, seconds=0.6, what="one worker holding all")
+    finally:
+        paused.resume()
+    told_to_close = 0
+    try:
+        # rounds of a request on each connection, until one where no worker closed any and the
+        # split is even: a worker sees the other's count as of the other's last request, so a
+        # few rounds may move a connection back; 40 is far more than that takes
+        for _ in range(40):
+            closed_now = 0
+            for client in clients:
+                client.request("GET", "/api/articles", headers=ADMIN)
+                response = client.getresponse()
+                response.read()
+                assert response.status == 200
+                if response.getheader("connection") == "close":
+                    closed_now += 1  # http.client reconnects at the next request
+            told_to_close += closed_now
+            if not closed_now and sorted((_held(paused, port), _held(other, port))) == [6, 6]:
+                break
+        assert sorted((_held(paused, port), _held(other, port))) == [6, 6]
+        assert told_to_close >= 6
+    finally:
+        for client in clients:
+            client.close()
 
 
 def test_sigterm_finishes_a_request_in_flight_and_stops_all(served, log):

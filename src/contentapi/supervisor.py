@@ -44,6 +44,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from contentapi.connection_shares import ConnectionShares
 from contentapi.heartbeat import beat_interval
 from contentapi.listening import AddressError, bind
 
@@ -105,6 +106,12 @@ class Supervisor:
         #: the workers a SIGHUP replaces, oldest first, and the one started to replace them
         self._to_replace: list[subprocess.Popen[bytes]] = []
         self._successor: subprocess.Popen[bytes] | None = None
+        #: each worker's count of its connections (``connection_shares.py``): a slot for
+        #: every worker that may be alive at once (a SIGHUP's successor and the workers still
+        #: finishing their requests beside the running ones)
+        self.shares = ConnectionShares.create(2 * workers + 2)
+        #: the slot of each worker started that has not been reaped yet
+        self._slots: dict[subprocess.Popen[bytes], int] = {}
 
     def _start_worker(self) -> subprocess.Popen[bytes]:
         fd = self.sock.fileno()
@@ -114,12 +121,30 @@ class Supervisor:
         command += ["--heartbeat-interval", str(interval)]
         if self.stop_grace:
             command += ["--shutdown-timeout", str(self.stop_grace)]
+        inherited = [fd, write_end]
+        slot = self._free_slot()
+        if slot is not None:  # none free (restarts faster than workers exit): not counted
+            command += ["--shares-fd", str(self.shares.fd), "--shares-slot", str(slot)]
+            inherited.append(self.shares.fd)
         try:
-            process = subprocess.Popen(command, pass_fds=(fd, write_end))
+            process = subprocess.Popen(command, pass_fds=inherited)
         finally:
             os.close(write_end)
         self.running[process] = _Worker(process, read_end)
+        if slot is not None:
+            self.shares.take(slot)
+            self._slots[process] = slot
         return process
+
+    def _free_slot(self) -> int | None:
+        """A slot no live worker has: those of exited workers are freed first (a worker
+        killed could not free its own)."""
+        for process, slot in list(self._slots.items()):
+            if process.poll() is not None:
+                self.shares.free(slot)
+                del self._slots[process]
+        taken = set(self._slots.values())
+        return next((slot for slot in range(len(self.shares)) if slot not in taken), None)
 
     def request_restart(self) -> None:
         """Replace every worker at the loop's next turn (new code and models are read)."""
@@ -157,6 +182,7 @@ class Supervisor:
             self._replace_next()
             self._reap_stopping()
         self._stop_all()
+        self.shares.close()
         _say(f"Stopped supervisor process [{os.getpid()}]")
         return status
 

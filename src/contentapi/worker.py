@@ -8,7 +8,9 @@ app — not the CLI (typer, rich, the model checks) nor uvicorn's command line (
     python -m contentapi.worker --host H --port P  # bind it itself
 
 Beside uvicorn, the worker's event loop runs a heartbeat to the supervisor (``--heartbeat-fd``,
-``heartbeat.py``) and gives freed memory back after bursts (``memory.py``).
+``heartbeat.py``) and gives freed memory back after bursts (``memory.py``); with the
+supervisor's map of connections (``--shares-fd``), a worker holding more than its share asks
+clients to reconnect (``connection_shares.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import sys
 import uvicorn
 
 from contentapi.access_log import logging_config
+from contentapi.connection_shares import ConnectionShares, EvenShares
 from contentapi.heartbeat import send_beat
 from contentapi.listening import AddressError, bind
 from contentapi.memory import limit_arenas, trim_when_idle
@@ -50,9 +53,14 @@ class _Server(uvicorn.Server):
     once, so a client whose request was on its way when a worker was replaced (SIGHUP, a
     rolling restart under load) saw it dropped while the other workers were serving."""
 
+    #: the app counting this worker's connections among the workers' (``--shares-fd``)
+    even_shares: EvenShares | None = None
+
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         for listener in self.servers:
             listener.close()  # the shared socket stays open: the other workers accept
+        if self.even_shares is not None:
+            self.even_shares.leave()
         log.info("Stopped accepting connections")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + FIRST_REQUEST_WAIT
@@ -72,9 +80,11 @@ def run_worker(
     heartbeat_fd: int | None = None,
     heartbeat_interval: float = 1.0,
     shutdown_timeout: float | None = None,
+    shares: tuple[int, int] | None = None,
 ) -> None:
     """Serve until SIGTERM / SIGINT (uvicorn's graceful shutdown: requests in flight finish,
-    for at most ``shutdown_timeout`` seconds)."""
+    for at most ``shutdown_timeout`` seconds). ``shares``: the descriptor of the supervisor's
+    map of connections and this worker's slot in it."""
     limit_arenas()  # before any thread (aiosqlite's, the thread pool's) allocates
     config = uvicorn.Config(
         APP_FACTORY,
@@ -127,6 +137,13 @@ def run_worker(
             helpers.append(asyncio.create_task(heartbeat(heartbeat_fd)))
         if os.environ.get(TEST_HANG) == "1":
             asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, _spin)
+        if shares is not None:
+            config.load()  # what ``serve`` would load, wrapped before it starts
+            shares_fd, slot = shares
+            server.even_shares = EvenShares(
+                config.loaded_app, ConnectionShares(shares_fd), slot, state.connections
+            )
+            config.loaded_app = server.even_shares
         try:
             await server.serve(sockets=[sock])
         finally:
@@ -151,7 +168,12 @@ def main() -> None:
     parser.add_argument("--heartbeat-fd", type=int, help="a pipe to the supervisor")
     parser.add_argument("--heartbeat-interval", type=float, default=1.0)
     parser.add_argument("--shutdown-timeout", type=float, help="seconds to finish requests")
+    parser.add_argument("--shares-fd", type=int, help="the supervisor's map of connections")
+    parser.add_argument("--shares-slot", type=int, help="this worker's slot in that map")
     args = parser.parse_args()
+    shares = None
+    if args.shares_fd is not None and args.shares_slot is not None:
+        shares = (args.shares_fd, args.shares_slot)
     run_worker(
         fd=args.fd,
         host=args.host,
@@ -159,6 +181,7 @@ def main() -> None:
         heartbeat_fd=args.heartbeat_fd,
         heartbeat_interval=args.heartbeat_interval,
         shutdown_timeout=args.shutdown_timeout,
+        shares=shares,
     )
 
 

@@ -64,6 +64,7 @@ def test_the_supervisor_imports_neither_asyncio_nor_the_app() -> None:
     assert "asyncio" not in imported
     assert not {name for name in imported if name.startswith("contentapi.")} - {
         "contentapi.supervisor",
+        "contentapi.connection_shares",
         "contentapi.heartbeat",
         "contentapi.listening",
     }
