@@ -1,12 +1,13 @@
 """The workers' shares of the open connections, kept even by asking a client to reconnect.
 
 The workers of ``serve --workers N`` accept on one socket, and the kernel gives a new
-connection to whichever worker takes it first. A client that keeps its connections open (a
-reverse proxy's upstream pool, a load generator, a server-side front end) then stays wherever
-that race put it. In the benchmark (16 connections, 2 workers) the race put 11 or 12 of the
-16 on one worker, 6 times out of 6 — both workers take every connection waiting when they wake
-— and for the whole run each request of that worker waited behind ten others where an even
-split would have put it behind seven, while the other worker had capacity to spare.
+connection to whichever worker takes it first; the event loop (libuv, under uvloop) then
+accepts every connection waiting, not just one. A client that keeps its connections open (a
+reverse proxy's upstream pool, a load generator, a server-side front end) stays wherever that
+race put it. In the benchmark (16 connections opened at once, 2 workers) one worker held 11 or
+12 of them in 4 runs out of 4 (libuv's ``UV_TCP_SINGLE_ACCEPT`` still left 10-12 on one in 5
+of 6), and for the whole run each request of that worker waited behind ten others where an
+even split would have put it behind seven, while the other worker had time to spare.
 
 So each worker writes how many connections it holds to its slot of a small map shared with
 the others (``ConnectionShares``: a file the supervisor made, inherited by descriptor), and a
@@ -14,9 +15,9 @@ worker holding more than an even share of them answers the request at hand with
 ``Connection: close`` (``EvenShares``). The client opens a new connection, which the kernel
 gives to a worker waiting to accept — most often the less busy one — and the split settles
 within a few requests: 8/8 in the same benchmark, the PUT scenario's p99 48-65 → 35-41 ms at
-the same requests a second (``docs/benchmarks.md``). Only the worker over its share closes, so
-two workers never push one client back and forth; a worker that is not over it pays a few
-memory reads a request.
+the same requests a second (``docs/benchmarks.md``). A worker reads the others' counts as of
+their last request, so a connection may move once more than it had to before the split
+settles; a worker that is not over its share pays a few memory reads a request.
 
 This module imports a few standard modules only: the supervisor imports it (its memory budget,
 ``supervisor.py``).
