@@ -108,8 +108,10 @@ def draw_queries(data: BenchDataset, count: int, seed: int) -> list[RandomQuery]
     return queries
 
 
-async def _read_response(reader: asyncio.StreamReader) -> int:
-    """One HTTP/1.1 response off a kept-alive connection; its status."""
+async def _read_response(reader: asyncio.StreamReader) -> tuple[int, bool]:
+    """One HTTP/1.1 response off a kept-alive connection; its status, and whether the server
+    closes the connection after it (``Connection: close``: a worker over its share of the
+    connections asks the client to reconnect, ``connection_shares.py``)."""
     head = await reader.readuntil(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     status = int(lines[0].split(" ", 2)[1])
@@ -125,7 +127,7 @@ async def _read_response(reader: asyncio.StreamReader) -> int:
             await reader.readexactly(size + 2)
             if size == 0:
                 break
-    return status
+    return status, headers.get("connection", "").lower() == "close"
 
 
 async def _fixed_count(
@@ -149,8 +151,12 @@ async def _fixed_count(
             while remaining > 0:
                 remaining -= 1
                 writer.write(request)
-                if await _read_response(reader) != 200:
+                status, closes = await _read_response(reader)
+                if status != 200:
                     failures += 1
+                if closes and remaining > 0:
+                    writer.close()
+                    reader, writer = await asyncio.open_connection(host, int(port))
         finally:
             writer.close()
 

@@ -19,11 +19,12 @@ entry's row lock. There the new rows go in as one ``INSERT … SELECT FROM unnes
 (one statement whatever their number) that also numbers the added targets' inverse order from
 their highest and, where the entry had rows, deletes those first (``WITH gone AS (DELETE …)``,
 which the ``INSERT`` waits for: a row deleted by its own statement is no conflict for the
-unique index). A PUT that connects one tag and disconnects another sent seven statements
-between ``BEGIN`` and ``COMMIT``; it sends five. The highest inverse order is still read after
-the advisory lock, by a statement started after it was granted, so it sees the rows of the
-writer it waited for. SQLite reads the highest orders, deletes and inserts (an
-``executemany``) one statement after the other.
+unique index). An update that connects reads the entry's link rows in the statement that also
+locks the connected targets' lists (``_locking_current``). A PUT that connects one tag and
+disconnects another sent seven statements between ``BEGIN`` and ``COMMIT``; it sends four. The
+highest inverse order is still read after the advisory lock, by a statement started after it
+was granted, so it sees the rows of the writer it waited for. SQLite reads the highest orders,
+deletes and inserts (an ``executemany``) one statement after the other.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from sqlalchemy import (
     ARRAY,
     Boolean,
     Executable,
+    Integer,
     Select,
     Table,
     and_,
@@ -44,7 +46,9 @@ from sqlalchemy import (
     case,
     func,
     literal_column,
+    null,
     select,
+    union_all,
 )
 
 from contentapi.db.async_engine import AsyncConnection
@@ -76,12 +80,44 @@ def _current_statement(table: Table, link: RelationLink) -> Select[Any]:
     )
 
 
+def _locking_current(table: Table, link: RelationLink) -> Executable:
+    """``_current_statement`` that first locks the lists of the targets bound as ``targets``
+    (sorted: ``_take_turns``), PostgreSQL's ``UNION ALL`` of the link rows and one row that
+    counts the locks taken: an aggregate always gives its row, so the locks are taken even for
+    an entry without link rows (that row, its target NULL, is left out of the answer). The
+    locks may be taken
+    after the rows are read: the entry's rows are safe under its row lock, and what the locks
+    guard is the highest inverse order, read by the next statement (module doc)."""
+    target = table.c[link.target_column]
+    assert link.inverse_order_column is not None
+    ordered = _ordered(link, table)
+    rows = select(target, table.c[link.inverse_order_column], *ordered).where(
+        table.c[link.source_column] == bindparam("source_id")
+    )
+    locked = (
+        func.unnest(bindparam("targets", type_=ARRAY(Integer())))
+        .table_valued("id")
+        .render_derived()
+    )
+    lock = func.pg_advisory_xact_lock(bindparam("table_key", type_=Integer()), locked.c.id)
+    locks = select(null(), null(), *[null() for _ in ordered[:-1]], func.count(lock)).select_from(
+        locked
+    )
+    together = union_all(rows, locks).subquery()
+    return select(together.c[0], together.c[1]).order_by(
+        *[together.c[index] for index in range(2, 2 + len(ordered))]
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class _LinkStatements:
     """The statements that read and write one side's link rows, bound per call."""
 
     #: the link rows of ``source_id`` (``_current_statement``)
     current: Executable
+    #: the same, after locking the lists of ``targets`` (``_locking_current``; ``None`` where
+    #: the other side keeps no order or the database has no such locks)
+    locking_current: Executable | None
     #: the rows of other sources holding any of ``ids`` (a target that belongs to one entry)
     taken: Executable
     #: every row of ``source_id``
@@ -109,13 +145,31 @@ class LinkStore:
         self._statements: dict[tuple[str, str], _LinkStatements] = {}
 
     async def rows(
-        self, conn: AsyncConnection, table: Table, link: RelationLink, source_id: int
-    ) -> LinkRows:
+        self,
+        conn: AsyncConnection,
+        table: Table,
+        link: RelationLink,
+        source_id: int,
+        *,
+        lock: Sequence[int] = (),
+    ) -> tuple[LinkRows, frozenset[int]]:
         """The entry's link rows through this side, in its order (``store`` starts from
-        them)."""
-        found = await self.kept.rows(conn, self._for(table, link).current, {"source_id": source_id})
+        them), and the targets whose lists this statement locked: those of ``lock`` (targets
+        the write may add, which ``store`` would lock) where the other side keeps an order and
+        the database has the locks — one round trip fewer for a write that connects."""
+        statements = self._for(table, link)
         inverse = link.inverse_order_column is not None
-        return [(int(row[0]), row[1] if inverse else None) for row in found]
+        if lock and statements.locking_current is not None:
+            targets = sorted(set(lock))
+            parameters = {"source_id": source_id, "table_key": statements.lock_key}
+            found = await self.kept.rows(
+                conn, statements.locking_current, {**parameters, "targets": targets}
+            )
+            # the row counting the locks has no target
+            rows = [(int(row[0]), row[1]) for row in found if row[0] is not None]
+            return rows, frozenset(targets)
+        found = await self.kept.rows(conn, statements.current, {"source_id": source_id})
+        return [(int(row[0]), row[1] if inverse else None) for row in found], frozenset()
 
     async def store(
         self,
@@ -125,9 +179,11 @@ class LinkStore:
         source_id: int,
         targets: Sequence[int],
         rows: LinkRows,
+        locked: frozenset[int] = frozenset(),
     ) -> None:
         """Make ``targets`` (ordered) the related ids of ``source_id`` through this side.
-        ``rows``: its current link rows (``rows``; none for a new entry)."""
+        ``rows``: its current link rows, ``locked``: the targets whose lists are locked
+        already (both from ``rows``; none for a new entry)."""
         current = [row[0] for row in rows]
         if current == list(targets):
             return
@@ -139,7 +195,7 @@ class LinkStore:
         if not targets:
             await self.kept.rows(conn, statements.cleared, {"source_id": source_id})
             return
-        if statements.highest is not None and added:
+        if statements.highest is not None and not locked.issuperset(added):
             await self._take_turns(conn, statements.lock_key, added)
         if statements.inserted is None:
             await self._store_one_by_one(conn, table, link, statements, source_id, targets, rows)
@@ -245,8 +301,12 @@ class LinkStore:
         cleared = table.delete().where(source == source_id)
         if self.dialect.has_arrays:
             inserted, replaced = self._inserts(table, link, columns, cleared)
+        locking_current = None
+        if link.inverse_order_column and self.dialect.target_locks is not None:
+            locking_current = _locking_current(table, link)
         return _LinkStatements(
             current=_current_statement(table, link),
+            locking_current=locking_current,
             taken=table.delete().where(and_(self.dialect.among(target), source != source_id)),
             cleared=cleared,
             highest=highest,

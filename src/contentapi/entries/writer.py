@@ -237,12 +237,18 @@ class Writer:
     ) -> None:
         link = model.links[attribute.name]
         table = self.tables.link(link)
-        rows: LinkRows = [] if creating else await self.links.rows(conn, table, link, row_id)
+        rows: LinkRows = []
+        locked: frozenset[int] = frozenset()
+        if not creating:
+            # a connect's targets are the ones it may add: their lists are locked as the rows
+            # are read (a full set may add hundreds: only those added are locked, by store)
+            lock = [item.id for item in write.connect] if write.set_ids is None else []
+            rows, locked = await self.links.rows(conn, table, link, row_id, lock=lock)
         try:
             final = apply_relation_write([row[0] for row in rows], write, to_one=link.source_to_one)
         except PositionError as problem:
             raise fail(problem.item.path, str(problem)) from problem
-        await self.links.store(conn, table, link, row_id, final, rows)
+        await self.links.store(conn, table, link, row_id, final, rows, locked)
 
     async def _store_components(
         self,

@@ -83,6 +83,31 @@ async def test_concurrent_to_one_writes_from_many_entries_keep_the_inverse_list(
     assert orders == [float(i) for i in range(1, N + 1)]
 
 
+async def test_concurrent_connects_from_many_entries_number_the_target_list_once_each(
+    app, client, admin
+):
+    """Twenty articles, half of them with a category already, connect one more category at
+    once (on PostgreSQL its list is locked by the statement that reads each article's link
+    rows, rows or none): its list numbers them 1..20 on the inverse order column."""
+    kept = await create(client, admin, "categories")
+    category = await create(client, admin, "categories")
+    articles = [
+        await create(client, admin, "articles", categories=[kept] if n % 2 else [])
+        for n in range(N)
+    ]
+    body = {"data": {"categories": {"connect": [category]}}}
+    responses = await asyncio.gather(
+        *(client.put(f"/api/articles/{a}", json=body, headers=admin) for a in articles)
+    )
+    assert _statuses(responses) == {200: N}
+    assert sorted((await nested(app, "categories", category))["articles"]) == articles
+    table = app.runtime.tables.links["articles_categories_links"]
+    async with app.runtime.database.read() as conn:
+        rows = await conn.execute(table.select().where(table.c.category_id == category))
+        orders = sorted(row.article_order for row in rows)
+    assert orders == [float(i) for i in range(1, N + 1)]
+
+
 async def test_concurrent_connects_and_disconnects_end_in_a_consistent_list(app, client, admin):
     """Ten writers connect new categories while ten disconnect the ten linked first."""
     first = await create_many(client, admin, "categories", N // 2)
