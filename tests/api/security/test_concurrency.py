@@ -18,6 +18,14 @@ def _statuses(responses) -> Counter[int]:
     return Counter(response.status_code for response in responses)
 
 
+async def _article_orders(app, link_table: str, target_column: str, target: int) -> list[float]:
+    """The inverse orders of one target's articles (its own list), sorted."""
+    table = app.runtime.tables.links[link_table]
+    async with app.runtime.database.read() as conn:
+        rows = await conn.execute(table.select().where(table.c[target_column] == target))
+        return sorted(row.article_order for row in rows)
+
+
 def _one_winner(responses, later, created: int = 200) -> None:
     """One 200; every other answer exactly what the same request answers after the race
     (``later``): a 400 in the contract's shape, never a sign of the race."""
@@ -76,11 +84,9 @@ async def test_concurrent_to_one_writes_from_many_entries_keep_the_inverse_list(
     )
     assert _statuses(responses) == {200: N}
     assert sorted((await nested(app, "authors", author))["articles"]) == articles
-    table = app.runtime.tables.links["articles_author_links"]
-    async with app.runtime.database.read() as conn:
-        rows = await conn.execute(table.select().where(table.c.author_id == author))
-        orders = sorted(row.article_order for row in rows)
-    assert orders == [float(i) for i in range(1, N + 1)]
+    assert await _article_orders(app, "articles_author_links", "author_id", author) == [
+        float(i) for i in range(1, N + 1)
+    ]
 
 
 async def test_concurrent_connects_from_many_entries_number_the_target_list_once_each(
@@ -101,11 +107,9 @@ async def test_concurrent_connects_from_many_entries_number_the_target_list_once
     )
     assert _statuses(responses) == {200: N}
     assert sorted((await nested(app, "categories", category))["articles"]) == articles
-    table = app.runtime.tables.links["articles_categories_links"]
-    async with app.runtime.database.read() as conn:
-        rows = await conn.execute(table.select().where(table.c.category_id == category))
-        orders = sorted(row.article_order for row in rows)
-    assert orders == [float(i) for i in range(1, N + 1)]
+    assert await _article_orders(app, "articles_categories_links", "category_id", category) == [
+        float(i) for i in range(1, N + 1)
+    ]
 
 
 async def test_concurrent_connects_and_disconnects_end_in_a_consistent_list(app, client, admin):
