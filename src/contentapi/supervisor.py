@@ -131,8 +131,7 @@ class Supervisor:
         finally:
             os.close(write_end)
         self.running[process] = _Worker(process, read_end)
-        if slot is not None:
-            self.shares.take(slot)
+        if slot is not None:  # the worker marks it taken once it serves (``EvenShares``)
             self._slots[process] = slot
         return process
 

@@ -85,9 +85,9 @@ def _locking_current(table: Table, link: RelationLink) -> Executable:
     (sorted: ``_take_turns``), PostgreSQL's ``UNION ALL`` of the link rows and one row that
     counts the locks taken: an aggregate always gives its row, so the locks are taken even for
     an entry without link rows (that row, its target NULL, is left out of the answer). The
-    locks may be taken
-    after the rows are read: the entry's rows are safe under its row lock, and what the locks
-    guard is the highest inverse order, read by the next statement (module doc)."""
+    locks may be taken after the rows are read: the entry's rows are safe under its row lock,
+    and what the locks guard is the highest inverse order, read by the next statement (module
+    doc)."""
     target = table.c[link.target_column]
     assert link.inverse_order_column is not None
     ordered = _ordered(link, table)
@@ -161,10 +161,12 @@ class LinkStore:
         inverse = link.inverse_order_column is not None
         if lock and statements.locking_current is not None:
             targets = sorted(set(lock))
-            parameters = {"source_id": source_id, "table_key": statements.lock_key}
-            found = await self.kept.rows(
-                conn, statements.locking_current, {**parameters, "targets": targets}
-            )
+            parameters = {
+                "source_id": source_id,
+                "table_key": statements.lock_key,
+                "targets": targets,
+            }
+            found = await self.kept.rows(conn, statements.locking_current, parameters)
             # the row counting the locks has no target
             rows = [(int(row[0]), row[1]) for row in found if row[0] is not None]
             return rows, frozenset(targets)
@@ -195,8 +197,9 @@ class LinkStore:
         if not targets:
             await self.kept.rows(conn, statements.cleared, {"source_id": source_id})
             return
-        if statements.highest is not None and not locked.issuperset(added):
-            await self._take_turns(conn, statements.lock_key, added)
+        unlocked = [entry_id for entry_id in added if entry_id not in locked]
+        if statements.highest is not None and unlocked:
+            await self._take_turns(conn, statements.lock_key, unlocked)
         if statements.inserted is None:
             await self._store_one_by_one(conn, table, link, statements, source_id, targets, rows)
             return
