@@ -349,7 +349,7 @@ class SharedApps:
         that the workers together stay well below the server's ``max_connections``; the next
         request opens what it needs."""
         for handle in self.handles.values():
-            await handle.runtime.database.engine.dispose()
+            await handle.runtime.database.close_idle()
 
     async def close(self) -> None:
         for handle in self.handles.values():

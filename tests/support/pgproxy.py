@@ -40,6 +40,11 @@ class RoundTripProxy:
     async def stop(self) -> None:
         if self._server is not None:
             self._server.close()
+        await self.drop()
+
+    async def drop(self) -> None:
+        """Close every relayed connection (a database restart, as its clients see it); new
+        connections are still relayed."""
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):

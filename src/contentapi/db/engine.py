@@ -30,6 +30,7 @@ from contentapi.db.counter import StatementCounter
 from contentapi.db.dialect import Dialect, dialect_named
 from contentapi.db.driver import KeptStatements
 from contentapi.db.gate import OldestFirstGate, read_permits
+from contentapi.db.kept_readers import KeptReaders
 from contentapi.db.lsn import parse_lsn
 from contentapi.db.outage import is_unavailable
 from contentapi.db.read_position import current_read_position
@@ -111,6 +112,8 @@ class Database:
         #: the same pool, its connections in autocommit for ``read()`` (set at checkout without
         #: a call of its own: 10 µs less per request than ``conn.execution_options``)
         self._autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        #: ``read()``'s connections, kept open between reads (``db/kept_readers.py``)
+        self.readers = KeptReaders(self._autocommit)
         #: called after every committed write transaction (the entry service's list totals)
         self.after_write: list[Callable[[], None]] = []
         #: called after a committed write that changed who may do what (the caller cache):
@@ -159,23 +162,26 @@ class Database:
             if gate is not None:
                 permit = await gate.enter()
             if self._reads_in_autocommit:
-                conn = await self._autocommit.connect()
+                readers = self.readers
+                conn = await readers.take()
                 try:
                     yield conn
                 except BaseException as error:  # closed as ``async with`` closes it: shielded
+                    readers.forget(conn)
                     await conn.__aexit__(type(error), error, error.__traceback__)
                     raise
-                # After a read that went well, giving an autocommit connection back awaits
+                # After a read that went well, keeping or closing the connection awaits
                 # nothing in the ordinary case (no transaction to roll back, the isolation
                 # level an attribute): nothing can cancel it midway, so it needs no task of
                 # its own to shield it, which SQLAlchemy's ``async with`` creates for every
                 # connection (in process, a list page's CPU 897 -> 794 us per request)
-                await conn.close()
+                await readers.give_back(conn)
                 return
             async with self.engine.connect() as conn, conn.begin():
                 yield conn
         except Exception as error:
             if is_unavailable(error):
+                await self.readers.close()  # opened before the outage (``kept_readers.py``)
                 raise ServiceUnavailableError() from error
             raise
         finally:
@@ -207,6 +213,7 @@ class Database:
         ``ServiceUnavailableError`` when the database is unavailable (nothing was committed).
         ``changes_callers``: it writes users, roles or permissions (``after_caller_change``)."""
         try:
+            await self.readers.make_room()
             async with self.engine.connect() as conn:
                 conn = await self.dialect.for_writing(conn)
                 async with conn.begin():
@@ -228,10 +235,16 @@ class Database:
         if self.replicas is not None:
             await self.replicas.start()
 
+    async def close_idle(self) -> None:
+        """Close the connections no read or write holds now: the kept readers and the pool's
+        idle ones (the next request opens what it needs)."""
+        await self.readers.close()
+        await self.engine.dispose()
+
     async def dispose(self) -> None:
         if self.replicas is not None:
             await self.replicas.stop()
-        await self.engine.dispose()
+        await self.close_idle()
 
 
 #: a position no replica reaches: the request's later reads go to the primary

@@ -1,6 +1,7 @@
-"""A read's connection goes back to the pool whatever happens (``Database.read``): after a
-read that went well it is closed in place, with no task created to shield it; after a read
-that failed or was cancelled it is closed as SQLAlchemy's ``async with`` closes it."""
+"""A read's connection is never lost (``Database.read``): after a read that went well it is
+kept for the next read (``db/kept_readers.py``), with no task created to shield it; after a
+read that failed or was cancelled it is closed as SQLAlchemy's ``async with`` closes it, back
+to the pool, and not kept."""
 
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ import asyncio
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import ProgrammingError
+
+from tests.conftest import ADMIN_TOKEN
+from tests.support.pgproxy import url_through
+
+ADMIN = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
 
 
 async def test_a_read_gives_its_connection_back_whatever_happens(app, backend):
@@ -27,8 +33,11 @@ async def test_a_read_gives_its_connection_back_whatever_happens(app, backend):
             created.append(coro)
         return asyncio.Task(coro, loop=loop, **kwargs)
 
+    used: list[object] = []
+
     async def answer() -> int:
         async with database.read() as conn:
+            used.append(conn)
             return int((await conn.execute(text("SELECT 1"))).scalar_one())
 
     assert await answer() == 1  # the pool's first connection is made
@@ -39,17 +48,23 @@ async def test_a_read_gives_its_connection_back_whatever_happens(app, backend):
     finally:
         loop.set_task_factory(factory)
     assert created == [], "a read that went well creates no task"
-    assert pool.checkedout() == 0
+    # one connection served the six reads in turn, and waits for the next; none is lost
+    assert len({id(conn) for conn in used[-5:]}) == 1
+    assert not used[-1].closed  # type: ignore[attr-defined]
+    assert pool.checkedout() == database.readers.idle >= 1
 
     with pytest.raises(ProgrammingError):
         async with database.read() as conn:
+            failed = conn
             await conn.execute(text("SELECT * FROM no_such_table"))
-    assert pool.checkedout() == 0
+    assert failed.closed  # closed, not kept again
+    assert pool.checkedout() == database.readers.idle
 
     started = asyncio.Event()
 
     async def slow() -> None:
         async with database.read() as conn:
+            used.append(conn)
             started.set()
             await conn.execute(text("SELECT pg_sleep(5)"))
 
@@ -59,5 +74,34 @@ async def test_a_read_gives_its_connection_back_whatever_happens(app, backend):
     reading.cancel()
     with pytest.raises(asyncio.CancelledError):
         await reading
-    assert pool.checkedout() == 0
+    assert used[-1].closed  # type: ignore[attr-defined]
+    assert pool.checkedout() == database.readers.idle
     assert await answer() == 1  # and the pool still serves
+    await database.readers.close()
+    assert pool.checkedout() == 0
+
+
+async def test_kept_connections_opened_before_an_outage_are_not_used_after_it(
+    postgres_relay, databases, start_app
+):
+    handle = await start_app(database_url=url_through(postgres_relay, await databases.new_url()))
+    database = handle.runtime.database
+    gate, database.read_gate = database.read_gate, None  # two reads at once, whatever the gate
+    try:
+        both = asyncio.Barrier(2)
+
+        async def answer() -> int:
+            async with database.read() as conn:
+                await both.wait()
+                return int((await conn.execute(text("SELECT 1"))).scalar_one())
+
+        assert await asyncio.gather(answer(), answer()) == [1, 1]
+    finally:
+        database.read_gate = gate
+    assert database.readers.idle >= 2  # (and any the app's start kept)
+    await postgres_relay.drop()  # the database restarts: every kept connection is dead
+    first = await handle.client.get("/api/articles", headers=ADMIN)
+    assert first.status_code == 503, first.text  # it read on a dead one, as the pool would
+    assert database.readers.idle == 0  # and the others, dead too, were closed with it
+    again = await handle.client.get("/api/articles", headers=ADMIN)
+    assert again.status_code == 200, again.text
