@@ -6,11 +6,14 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
+
+import psutil
 
 from bench.scenarios import Scenario
 
-__all__ = ["LoadResult", "ensure_wrk", "run_wrk"]
+__all__ = ["LoadResult", "ensure_wrk", "run_wrk", "settle"]
 
 _UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
 
@@ -77,3 +80,19 @@ def run_wrk(
     return LoadResult(
         float(rps.group(1)) if rps else 0.0, _latency(output, "50"), _latency(output, "99"), errors
     )
+
+
+def settle(busy_below: float = 15.0, most: float = 60.0) -> float:
+    """Wait until the machine is idle (all cores under ``busy_below`` percent busy over half a
+    second), at most ``most`` seconds; the seconds waited.
+
+    Why: a server that timed out under wrk goes on working through the requests wrk gave up on
+    (Strapi, after a scenario with errors, for seconds), and whatever scenario is measured next
+    — the other server's — shared the cores with that leftover work: on 2026-11-28 contentapi's
+    one-entry p99 was 127 ms right after Strapi's related-attribute filter (1.03 s p99) and
+    38-51 ms measured alone on the same database a minute later."""
+    started = time.monotonic()
+    while time.monotonic() - started < most:
+        if psutil.cpu_percent(interval=0.5) < busy_below:
+            break
+    return round(time.monotonic() - started, 1)

@@ -36,7 +36,7 @@ from bench.bulk_seed import bulk_seed
 from bench.cached import cached_phase, print_phase
 from bench.dataset import build_dataset
 from bench.floor import capture_statements, replay
-from bench.load import ensure_wrk, run_wrk
+from bench.load import ensure_wrk, run_wrk, settle
 from bench.random_queries import (
     draw_queries,
     explain,
@@ -77,6 +77,7 @@ async def _verify(server: Any, scenario: Scenario) -> str | None:
 async def _measure(
     server: Any, pid: int, scenario: Scenario, seconds: int, connections: int
 ) -> dict:
+    settled = await asyncio.to_thread(settle)  # the previous scenario's leftover work done
     problem = await _verify(server, scenario)
     if problem is not None:
         return {"available": False, "reason": problem}
@@ -96,6 +97,7 @@ async def _measure(
         "peak_rss_mb": round(sampler.peak_rss / 2**20, 1),
         "server_cpu_s": round(sampler.server_cpu, 2),
         "postgres_cpu_s": round(sampler.postgres_cpu, 2),
+        "settled_s": settled,
     }
 
 
