@@ -7,12 +7,12 @@
     python -m bench.run --books 500000 --bulk --random-queries 0   # 100x the data, by COPY
 
 Every scenario's response is verified (2xx, non-empty data, expected total) before it is
-measured with wrk, once the machine is idle (``bench/load.py`` ``settle``); then the cached phase (``bench/cached.py``: the response cache's hits and
-the 304 path beside contentapi uncached and Strapi, for the list, the populated list and
-GraphQL) and the random-query phase (``bench/random_queries.py``), which measures
-``--random-queries`` drawn list queries on both servers. Results go to ``bench/results/`` as
-JSON (the worst random queries with their plans to ``random-queries.md``) and a table of ratios
-is printed.
+measured with wrk, once the machine is idle (``bench/load.py`` ``settle``); then the cached
+phase (``bench/cached.py``: the response cache's hits and the 304 path beside contentapi
+uncached and Strapi, for the list, the populated list and GraphQL) and the random-query phase
+(``bench/random_queries.py``), which measures ``--random-queries`` drawn list queries on both
+servers. Results go to ``bench/results/`` as JSON (the worst random queries with their plans to
+``random-queries.md``) and a table of ratios is printed.
 """
 
 from __future__ import annotations
