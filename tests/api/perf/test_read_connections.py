@@ -101,7 +101,10 @@ async def test_kept_connections_opened_before_an_outage_are_not_used_after_it(
     assert database.readers.idle >= 2  # (and any the app's start kept)
     await postgres_relay.drop()  # the database restarts: every kept connection is dead
     first = await handle.client.get("/api/articles", headers=ADMIN)
-    assert first.status_code == 503, first.text  # it read on a dead one, as the pool would
-    assert database.readers.idle == 0  # and the others, dead too, were closed with it
+    # it read on a dead one (503, as the pool would) and the others, dead too, were closed
+    # with it; or the app's own background read (the event feed's poll) met a dead one first,
+    # closed the rest, and the request read on a new connection, which it left kept
+    assert first.status_code in (200, 503), first.text
+    assert database.readers.idle == (1 if first.status_code == 200 else 0)
     again = await handle.client.get("/api/articles", headers=ADMIN)
     assert again.status_code == 200, again.text
