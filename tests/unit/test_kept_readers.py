@@ -151,3 +151,16 @@ async def test_a_write_finding_the_pool_empty_gets_the_waiting_connections_back(
     engine.pool.out = 3  # a write holds the last one: the next write would wait
     await readers.make_room()
     assert readers.idle == 0 and first.closed and second.closed
+
+
+async def test_a_connection_that_cannot_end_its_transaction_is_closed_the_read_stands():
+    readers = _readers(_Engine())
+    conn: Any = await readers.take()
+    conn.transaction = True
+
+    async def broken() -> None:
+        raise ConnectionResetError
+
+    conn.rollback = broken
+    await readers.give_back(conn)  # raises nothing: the read's answer is already made
+    assert readers.idle == 0 and conn.closed

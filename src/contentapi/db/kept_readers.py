@@ -75,14 +75,19 @@ class KeptReaders:
             and not conn.closed
             and not conn.invalidated
         ):
-            if conn.in_transaction():
-                # SQLAlchemy begins a transaction of its own at a statement it executes (a
-                # kept statement run on the driver does not); in autocommit it holds nothing
-                # on the server, and ending it sends nothing — as closing would have
-                await conn.rollback()
-            self._idle.append(conn)
-            return
-        await self.close_one(conn)
+            try:
+                if conn.in_transaction():
+                    # SQLAlchemy begins a transaction of its own at a statement it executes
+                    # (a kept statement run on the driver does not); in autocommit it holds
+                    # nothing on the server, and ending it sends nothing, as closing would
+                    await conn.rollback()
+            except Exception:  # the read went well: its answer stands, the connection goes
+                pass
+            else:
+                self._idle.append(conn)
+                return
+        with contextlib.suppress(Exception):
+            await self.close_one(conn)
 
     async def close_one(self, conn: AsyncConnection) -> None:
         """Close ``conn`` (back to the pool) and forget it."""
