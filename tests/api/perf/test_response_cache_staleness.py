@@ -125,7 +125,14 @@ def _ages(path: str, body: Any) -> dict[int, int]:
 
 async def test_no_read_after_a_commit_misses_it(two_instances, backend):
     bases, dsn, mode = two_instances
-    clients = [httpx.AsyncClient(base_url=b, headers=ADMIN, timeout=30) for b in bases]
+    # Idle connections are dropped after 1 s: httpx keeps one for 5 s by default, uvicorn closes
+    # it after 5 s idle, and a request sent on it in between meets a closed connection
+    # (``ReadError``, "Server disconnected without sending a response") — seen under the
+    # suite's load, where some of the two clients' connections sit idle that long.
+    keepalive = httpx.Limits(keepalive_expiry=1.0)
+    clients = [
+        httpx.AsyncClient(base_url=b, headers=ADMIN, timeout=30, limits=keepalive) for b in bases
+    ]
     rest, graphql, plain = [], [], []
     try:
         for n in range(3):
