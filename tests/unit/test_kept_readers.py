@@ -60,12 +60,18 @@ def _readers(engine: _Engine, keep: int = 2) -> KeptReaders:
     return KeptReaders(engine, keep=keep)  # type: ignore[arg-type]
 
 
-async def test_the_connection_returned_last_serves_the_next_read():
-    engine = _Engine()
-    readers = _readers(engine)
+async def _two_kept(readers: KeptReaders) -> tuple[Any, Any]:
+    """Two connections taken at once and given back, the second last."""
     first, second = await readers.take(), await readers.take()
     await readers.give_back(first)
     await readers.give_back(second)
+    return first, second
+
+
+async def test_the_connection_returned_last_serves_the_next_read():
+    engine = _Engine()
+    readers = _readers(engine)
+    first, second = await _two_kept(readers)
     assert readers.idle == 2 and not first.closed and not second.closed
     assert await readers.take() is second
     assert await readers.take() is first
@@ -124,10 +130,7 @@ async def test_none_is_kept_past_the_pool_s_recycle_age(monkeypatch: pytest.Monk
 
 async def test_close_closes_every_waiting_connection_even_a_dead_one():
     readers = _readers(_Engine())
-    first: Any = await readers.take()
-    second: Any = await readers.take()
-    await readers.give_back(first)
-    await readers.give_back(second)
+    first, second = await _two_kept(readers)
 
     async def dead() -> None:
         raise ConnectionResetError
@@ -142,9 +145,7 @@ async def test_close_closes_every_waiting_connection_even_a_dead_one():
 async def test_a_write_finding_the_pool_empty_gets_the_waiting_connections_back():
     engine = _Engine()
     readers = _readers(engine)
-    first, second = await readers.take(), await readers.take()
-    await readers.give_back(first)
-    await readers.give_back(second)
+    first, second = await _two_kept(readers)
     engine.pool.out = 2  # the two kept: the pool (3) has one left
     await readers.make_room()
     assert readers.idle == 2 and not first.closed  # room enough: kept
