@@ -45,6 +45,7 @@ from contentapi.schema.model import ContentType
 __all__ = [
     "RandomQuery",
     "draw_queries",
+    "lowest_rows",
     "measure_random",
     "recheck_lowest",
     "report_markdown",
@@ -227,16 +228,23 @@ async def measure_random(
                 row["requests"] = count
                 order = servers if number % 2 == 0 else list(reversed(servers))
                 for server in order:
-                    # warm, at the measurement's concurrency: statements built and prepared on
-                    # the pooled connections the measurement will use, plans and totals cached
-                    await _fixed_count(
-                        server.base_url, server.token, query.path, min(count, _WARM), connections
-                    )
-                    row[server.name] = await _fixed_count(
-                        server.base_url, server.token, query.path, count, connections
-                    )
+                    row[server.name] = await _pass(server, query.path, count, connections)
                 rows.append(row)
     return rows
+
+
+async def _pass(server: Any, path: str, count: int, connections: int) -> float:
+    """One pass of ``path`` on ``server``: warmed at the measurement's concurrency (statements
+    built and prepared on the pooled connections the measurement will use, plans and totals
+    cached), then ``count`` requests; their requests per second."""
+    await _fixed_count(server.base_url, server.token, path, min(count, _WARM), connections)
+    return await _fixed_count(server.base_url, server.token, path, count, connections)
+
+
+def lowest_rows(rows: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
+    """The ``count`` rows both servers answered of lowest ratio, lowest first."""
+    measured = [row for row in rows if row.get("contentapi") and row.get("strapi")]
+    return sorted(measured, key=_ratio)[:count]
 
 
 #: how many queries of lowest ratio after the first pass are measured again, and how many
@@ -255,30 +263,21 @@ async def recheck_lowest(
     connections: int,
     lowest: int = RECHECKED,
     passes: int = RECHECK_PASSES,
-) -> list[dict[str, Any]]:
+) -> None:
     """Measure the ``lowest`` measured rows by ratio ``passes`` more times each, as the first
     pass did (warmed, the same count of requests, the servers in turn, which goes first
     alternating); each one's figure per server becomes the median of its passes, all of which
-    stay in the row (``passes``). The rows measured again, lowest first."""
+    stay in the row (``passes``)."""
     names = [server.name for server in servers]
-    measured = [row for row in rows if all(row.get(name) for name in names)]
-    chosen = sorted(measured, key=_ratio)[:lowest]
-    for row in chosen:
+    for row in lowest_rows(rows, lowest):
         row["passes"] = {name: [row[name]] for name in names}
         for number in range(passes):
             order = servers if number % 2 else list(reversed(servers))
             for server in order:
-                count = row["requests"]
-                await _fixed_count(
-                    server.base_url, server.token, row["path"], min(count, _WARM), connections
-                )
-                figure = await _fixed_count(
-                    server.base_url, server.token, row["path"], count, connections
-                )
+                figure = await _pass(server, row["path"], row["requests"], connections)
                 row["passes"][server.name].append(figure)
         for name in names:
             row[name] = statistics.median(row["passes"][name])
-    return chosen
 
 
 def summarize(rows: list[dict[str, Any]], ours: str = "contentapi", theirs: str = "strapi") -> dict:
@@ -328,12 +327,10 @@ def report_markdown(
     first_pass: dict | None = None,
 ) -> str:
     """The worst queries, their figures and plans (``bench/results/random-queries.md``)."""
-    measured = [row for row in rows if row.get("contentapi") and row.get("strapi")]
-    measured.sort(key=_ratio)
     lines = ["# Random-query benchmark: the worst queries", "", f"Summary: `{summary}`", ""]
     if first_pass is not None:
         lines += [f"First pass alone (one pass a query): `{first_pass}`", ""]
-    for row in measured[:10]:
+    for row in lowest_rows(rows, 10):
         lines += [
             f"## {_ratio(row):.2f}x — contentapi {row['contentapi']} req/s, Strapi {row['strapi']}",
             "",

@@ -41,6 +41,7 @@ from bench.random_queries import (
     RECHECKED,
     draw_queries,
     explain,
+    lowest_rows,
     measure_random,
     recheck_lowest,
     report_markdown,
@@ -173,7 +174,11 @@ async def _random_phase(
     queries = draw_queries(data, count, args.random_seed)
     rows = await measure_random(servers, queries, args.random_requests, args.connections)
     if len(servers) < 2:
-        results["random"] = {"summary": {"measured": len(rows)}, "rows": rows}
+        results["random"] = {
+            "summary": {"measured": len(rows)},
+            "rows": rows,
+            "seed": args.random_seed,
+        }
         return
     first_pass = summarize(rows)
     console.print(f"random queries, first pass: {first_pass}")
@@ -189,13 +194,9 @@ async def _random_phase(
     console.print(f"random queries: {summary}")
     if contentapi is None:
         return
-    measured = sorted(
-        (row for row in rows if row.get("contentapi") and row.get("strapi")),
-        key=lambda row: row["contentapi"] / row["strapi"],
-    )
     plans = {
         row["path"]: await explain(contentapi.database_url, contentapi.token, row["path"])
-        for row in measured[:10]
+        for row in lowest_rows(rows, 10)
     }
     (RESULTS / "random-queries.md").write_text(report_markdown(summary, rows, plans, first_pass))
 
